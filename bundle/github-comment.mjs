@@ -26714,12 +26714,15 @@ function formsOf(secrets) {
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }
-function createRedactor(secrets) {
+function createRedactor(secrets, options = {}) {
   const known = formsOf(secrets);
+  const withLearned = options.learned === true;
   return (text) => {
     let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
-    for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    if (withLearned) {
+      for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    }
     return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
   };
 }
@@ -26821,10 +26824,22 @@ function sameAddress(host, name, family) {
   one.addAddress(name, type);
   return one.check(host, type);
 }
+var TUNNEL_DEADLINE_MS = 1e4;
+var TUNNEL_TIMEOUT_CODE = "proxy-tunnel-timeout";
 function outgoingDispatcher(settings, agent = {}) {
   const { tunnelTimeoutMs, ...options } = agent;
   if (settings.http === null && settings.https === null) return new import_undici.Agent(options);
-  return new ProxyRouter(settings, options, tunnelTimeoutMs ?? options.headersTimeout ?? 3e4);
+  return new ProxyRouter(settings, options, tunnelTimeoutMs ?? TUNNEL_DEADLINE_MS);
+}
+function tunnelClient(origin, options, deadlineMs) {
+  const pool = new import_undici.Pool(origin, { ...options, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+  const connect = pool.connect.bind(pool);
+  const bounded = (connectOptions) => connect(connectOptions).catch((error) => {
+    const code = error?.code;
+    if (code !== "UND_ERR_HEADERS_TIMEOUT" && code !== "UND_ERR_BODY_TIMEOUT") throw error;
+    throw Object.assign(new Error(`the proxy established no tunnel within ${deadlineMs} ms`, { cause: error }), { code: TUNNEL_TIMEOUT_CODE });
+  });
+  return Object.assign(pool, { connect: bounded });
 }
 var ProxyRouter = class extends import_undici.Dispatcher {
   constructor(settings, options, tunnelTimeoutMs) {
@@ -26839,7 +26854,7 @@ var ProxyRouter = class extends import_undici.Dispatcher {
         // proxies take CONNECT to port 443 only); https:// URLs are tunnelled with CONNECT either way.
         proxyTunnel: false,
         // The client that sends CONNECT: its answer must come within the deadline.
-        clientFactory: (origin, clientOptions) => new import_undici.Pool(origin, { ...clientOptions, headersTimeout: tunnelTimeoutMs, bodyTimeout: tunnelTimeoutMs })
+        clientFactory: (origin, clientOptions) => tunnelClient(origin, clientOptions, tunnelTimeoutMs)
       }));
     }
   }
@@ -26921,6 +26936,10 @@ var RetrySchedule = class {
   get failures() {
     return this.failed;
   }
+  /** What is left of the budget, in ms: Infinity before the first failure in a row, or with no budget. */
+  get budgetLeftMs() {
+    return this.since === null ? Infinity : (this.policy.budgetMs ?? Infinity) - (this.now() - this.since);
+  }
   /** Since the first failure in a row, in ms; 0 before one. */
   get failingForMs() {
     return this.since === null ? 0 : this.now() - this.since;
@@ -26966,7 +26985,6 @@ async function withRetries(once, policy, clock, options = {}) {
 }
 
 // src/http/outgoing.ts
-var TUNNEL_TIMEOUT_MS = 3e4;
 var SYSTEM_CLOCK = {
   sleep: (ms, signal) => new Promise((resolve, reject) => {
     if (signal?.aborted === true) return reject(signal.reason);
@@ -26990,7 +27008,7 @@ var OutgoingHttp = class {
   closed = null;
   constructor(options = {}) {
     this.proxy = options.proxy ?? NO_PROXY;
-    this.dispatcher = outgoingDispatcher(this.proxy, { tunnelTimeoutMs: TUNNEL_TIMEOUT_MS });
+    this.dispatcher = outgoingDispatcher(this.proxy);
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
   }

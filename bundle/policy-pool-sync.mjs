@@ -61,9 +61,9 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     ApiError = class extends Error {
-      constructor(message, status, detail, request5, options) {
+      constructor(message, status2, detail, request5, options) {
         super(message, options?.cause === void 0 ? void 0 : { cause: options.cause });
-        this.status = status;
+        this.status = status2;
         this.detail = detail;
         this.request = request5;
         this.pointers = options?.pointers ?? [];
@@ -242,17 +242,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path22) {
-      const ctrl = callVisitor(key, node, visitor, path22);
+    function visit_(key, node, visitor, path28) {
+      const ctrl = callVisitor(key, node, visitor, path28);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visit_(key, ctrl, visitor, path22);
+        replaceNode(key, path28, ctrl);
+        return visit_(key, ctrl, visitor, path28);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path22 = Object.freeze(path22.concat(node));
+          path28 = Object.freeze(path28.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path22);
+            const ci = visit_(i2, node.items[i2], visitor, path28);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -263,13 +263,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path22 = Object.freeze(path22.concat(node));
-          const ck = visit_("key", node.key, visitor, path22);
+          path28 = Object.freeze(path28.concat(node));
+          const ck = visit_("key", node.key, visitor, path28);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path22);
+          const cv = visit_("value", node.value, visitor, path28);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -290,17 +290,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path22) {
-      const ctrl = await callVisitor(key, node, visitor, path22);
+    async function visitAsync_(key, node, visitor, path28) {
+      const ctrl = await callVisitor(key, node, visitor, path28);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visitAsync_(key, ctrl, visitor, path22);
+        replaceNode(key, path28, ctrl);
+        return visitAsync_(key, ctrl, visitor, path28);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path22 = Object.freeze(path22.concat(node));
+          path28 = Object.freeze(path28.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path22);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path28);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -311,13 +311,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path22 = Object.freeze(path22.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path22);
+          path28 = Object.freeze(path28.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path28);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path22);
+          const cv = await visitAsync_("value", node.value, visitor, path28);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -344,23 +344,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path22) {
+    function callVisitor(key, node, visitor, path28) {
       if (typeof visitor === "function")
-        return visitor(key, node, path22);
+        return visitor(key, node, path28);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path22);
+        return visitor.Map?.(key, node, path28);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path22);
+        return visitor.Seq?.(key, node, path28);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path22);
+        return visitor.Pair?.(key, node, path28);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path22);
+        return visitor.Scalar?.(key, node, path28);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path22);
+        return visitor.Alias?.(key, node, path28);
       return void 0;
     }
-    function replaceNode(key, path22, node) {
-      const parent = path22[path22.length - 1];
+    function replaceNode(key, path28, node) {
+      const parent = path28[path28.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -601,9 +601,9 @@ var require_anchors = __commonJS({
          */
         setAnchors: () => {
           for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
+            const ref2 = sourceObjects.get(source);
+            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+              ref2.node.anchor = ref2.anchor;
             } else {
               const error = new Error("Failed to resolve repeated object (this should not happen)");
               error.source = source;
@@ -922,15 +922,15 @@ var require_createNode = __commonJS({
         value2 = value2.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
-      let ref = void 0;
+      let ref2 = void 0;
       if (aliasDuplicateObjects && value2 && typeof value2 === "object") {
-        ref = sourceObjects.get(value2);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value2));
-          return new Alias.Alias(ref.anchor);
+        ref2 = sourceObjects.get(value2);
+        if (ref2) {
+          ref2.anchor ?? (ref2.anchor = onAnchor(value2));
+          return new Alias.Alias(ref2.anchor);
         } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value2, ref);
+          ref2 = { anchor: null, node: null };
+          sourceObjects.set(value2, ref2);
         }
       }
       if (tagName?.startsWith("!!"))
@@ -942,8 +942,8 @@ var require_createNode = __commonJS({
         }
         if (!value2 || typeof value2 !== "object") {
           const node2 = new Scalar.Scalar(value2);
-          if (ref)
-            ref.node = node2;
+          if (ref2)
+            ref2.node = node2;
           return node2;
         }
         tagObj = value2 instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value2) ? schema[identity.SEQ] : schema[identity.MAP];
@@ -957,8 +957,8 @@ var require_createNode = __commonJS({
         node.tag = tagName;
       else if (!tagObj.default)
         node.tag = tagObj.tag;
-      if (ref)
-        ref.node = node;
+      if (ref2)
+        ref2.node = node;
       return node;
     }
     exports.createNode = createNode;
@@ -972,10 +972,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path22, value2) {
+    function collectionFromPath(schema, path28, value2) {
       let v2 = value2;
-      for (let i2 = path22.length - 1; i2 >= 0; --i2) {
-        const k3 = path22[i2];
+      for (let i2 = path28.length - 1; i2 >= 0; --i2) {
+        const k3 = path28[i2];
         if (typeof k3 === "number" && Number.isInteger(k3) && k3 >= 0) {
           const a = [];
           a[k3] = v2;
@@ -994,7 +994,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path22) => path22 == null || typeof path22 === "object" && !!path22[Symbol.iterator]().next().done;
+    var isEmptyPath = (path28) => path28 == null || typeof path28 === "object" && !!path28[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -1024,11 +1024,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path22, value2) {
-        if (isEmptyPath(path22))
+      addIn(path28, value2) {
+        if (isEmptyPath(path28))
           this.add(value2);
         else {
-          const [key, ...rest] = path22;
+          const [key, ...rest] = path28;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -1042,8 +1042,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        const [key, ...rest] = path22;
+      deleteIn(path28) {
+        const [key, ...rest] = path28;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -1057,8 +1057,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        const [key, ...rest] = path22;
+      getIn(path28, keepScalar) {
+        const [key, ...rest] = path28;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1076,8 +1076,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path22) {
-        const [key, ...rest] = path22;
+      hasIn(path28) {
+        const [key, ...rest] = path28;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1087,8 +1087,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value2) {
-        const [key, ...rest] = path22;
+      setIn(path28, value2) {
+        const [key, ...rest] = path28;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3603,9 +3603,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path22, value2) {
+      addIn(path28, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path22, value2);
+          this.contents.addIn(path28, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3680,14 +3680,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        if (Collection.isEmptyPath(path22)) {
+      deleteIn(path28) {
+        if (Collection.isEmptyPath(path28)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path22) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path28) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3702,10 +3702,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        if (Collection.isEmptyPath(path22))
+      getIn(path28, keepScalar) {
+        if (Collection.isEmptyPath(path28))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path22, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path28, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3716,10 +3716,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path22) {
-        if (Collection.isEmptyPath(path22))
+      hasIn(path28) {
+        if (Collection.isEmptyPath(path28))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path22) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path28) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3736,13 +3736,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value2) {
-        if (Collection.isEmptyPath(path22)) {
+      setIn(path28, value2) {
+        if (Collection.isEmptyPath(path28)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path22), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path28), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path22, value2);
+          this.contents.setIn(path28, value2);
         }
       }
       /**
@@ -5703,9 +5703,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path22) => {
+    visit.itemAtPath = (cst, path28) => {
       let item = cst;
-      for (const [field2, index] of path22) {
+      for (const [field2, index] of path28) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5714,23 +5714,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path22) => {
-      const parent = visit.itemAtPath(cst, path22.slice(0, -1));
-      const field2 = path22[path22.length - 1][0];
+    visit.parentCollection = (cst, path28) => {
+      const parent = visit.itemAtPath(cst, path28.slice(0, -1));
+      const field2 = path28[path28.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path22, item, visitor) {
-      let ctrl = visitor(item, path22);
+    function _visit(path28, item, visitor) {
+      let ctrl = visitor(item, path28);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path22.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path28.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5741,10 +5741,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path22);
+            ctrl = ctrl(item, path28);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path22) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path28) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7046,14 +7046,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs2 = this.flowScalar(this.type);
+              const fs = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs2, sep: [] });
+                map.items.push({ start, key: fs, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs2);
+                this.stack.push(fs);
               } else {
-                Object.assign(it, { key: fs2, sep: [] });
+                Object.assign(it, { key: fs, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -7181,13 +7181,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs2 = this.flowScalar(this.type);
+              const fs = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs2, sep: [] });
+                fc.items.push({ start: [], key: fs, sep: [] });
               else if (it.sep)
-                this.stack.push(fs2);
+                this.stack.push(fs);
               else
-                Object.assign(it, { key: fs2, sep: [] });
+                Object.assign(it, { key: fs, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -7395,7 +7395,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse4(src, reviver, options) {
+    function parse5(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7436,7 +7436,7 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document.Document(value2, _replacer, options).toString(options);
     }
-    exports.parse = parse4;
+    exports.parse = parse5;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify2;
@@ -7518,19 +7518,19 @@ function parseYaml(text2, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path22) => lineAt(walk(doc, path22).node),
-    lineOfKey(path22) {
-      const parent = walk(doc, path22.slice(0, -1));
-      const last2 = path22.at(-1);
+    lineOf: (path28) => lineAt(walk(doc, path28).node),
+    lineOfKey(path28) {
+      const parent = walk(doc, path28.slice(0, -1));
+      const last2 = path28.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path22);
+      return located.lineOf(path28);
     },
-    problem(path22, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path22) : located.lineOf(path22);
+    problem(path28, message, at3 = "value") {
+      const line = at3 === "key" ? located.lineOfKey(path28) : located.lineOf(path28);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7543,9 +7543,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path22) {
+function walk(doc, path28) {
   let node = doc.contents ?? null;
-  for (const segment of path22) {
+  for (const segment of path28) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7571,9 +7571,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path22) {
-  if (path22.length === 0) return "the file";
-  return path22.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path28) {
+  if (path28.length === 0) return "the file";
+  return path28.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7634,8 +7634,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path22) {
-  const label = keyLabel(path22);
+function schemaMessage(error, path28) {
+  const label = keyLabel(path28);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -7647,15 +7647,15 @@ function schemaMessage(error, path22) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path22.length === 0 ? "" : ` in ${label}`;
+      const where = path28.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
-      const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
-      return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
+      const suggestion2 = guess === null ? "" : `: did you mean "${guess}"?`;
+      return `unknown key "${key}"${where}${suggestion2} (allowed: ${allowed.join(", ")})`;
     }
     case "enum":
       return `${label} ${value2} is not one of: ${params.allowedValues.join(", ")}`;
     case "pattern":
-      return `${label} ${value2} ${HINTS[String(params.pattern)] ?? `does not match ${String(params.pattern)}`}`;
+      return `${label} ${value2} ${HINTS[String(params.pattern)] ?? describedPattern(error.parentSchema) ?? `does not match ${String(params.pattern)}`}`;
     case "format":
       return `${label} ${value2} ${HINTS[String(params.format)] ?? `is not a valid ${String(params.format)}`}`;
     case "minItems":
@@ -7675,6 +7675,11 @@ function schemaMessage(error, path22) {
     default:
       return `${label} ${error.message ?? "is not valid"}`;
   }
+}
+function describedPattern(schema) {
+  const description = schema?.description;
+  if (typeof description !== "string" || !/^An? /.test(description)) return null;
+  return `is not ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, "")}`;
 }
 function expected(schema) {
   const branches = schema.oneOf ?? schema.anyOf;
@@ -7705,12 +7710,6 @@ var init_messages = __esm({
     init_suggest();
     init_key_path();
     HINTS = {
-      "^polset-[A-Za-z0-9_-]{1,64}$": "is not a policy set id (polset- followed by at most 64 letters, digits, - and _)",
-      "^ws-[A-Za-z0-9_-]{1,64}$": "is not a workspace id (ws- followed by at most 64 letters, digits, - and _)",
-      "^prj-[A-Za-z0-9_-]{1,64}$": "is not a project id (prj- followed by at most 64 letters, digits, - and _)",
-      "^(polset-[A-Za-z0-9_-]{1,64}|(?!(ws|prj|apool|pol|polset|polsetver|agent|var)-)[A-Za-z0-9_-]{1,90})$": "is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource's id)",
-      "^(ws-[A-Za-z0-9_-]{1,64}|(?!(ws|polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]{1,90})$": "is not a workspace name or id (a name: letters, digits, - and _, * as prefix or suffix; an id: ws- followed by at most 64 letters, digits, - and _; never another resource's id)",
-      "^(prj-[A-Za-z0-9_-]{1,64}|(?!(prj|polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]{1,90})$": "is not a project name or id (a name: letters, digits, spaces, - and _, * as prefix or suffix; an id: prj- followed by at most 64 letters, digits, - and _)",
       "^[A-Za-z0-9_-]+$": "is not a valid name (letters, digits, - and _)",
       "^[1-9][0-9]*[smhd]$": "is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)",
       "^(embedded|https?://[^\\s]+)$": 'is not "embedded" or an http(s) URL',
@@ -7736,7 +7735,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "The workspaces allowed to use the pool, by name (* as prefix, suffix or both) or id (ws-...). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace", "description": "A workspace's name, with * as prefix, suffix or both, or its id (ws- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^(ws-[A-Za-z0-9_-]{1,64}|(?!(ws|polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]{1,90})$" } }, "allowed-projects": { "title": "Allowed projects", "description": "The projects whose workspaces may use the pool (the hosted service), by name or id (prj-...). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project", "description": "A project's name (any case), with * as prefix, suffix or both, or its id (prj- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^(prj-[A-Za-z0-9_-]{1,64}|(?!(prj|polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]{1,90})$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "The workspaces, by name or id (ws-...), refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace", "description": "A workspace's name, with * as prefix, suffix or both, or its id (ws- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^(ws-[A-Za-z0-9_-]{1,64}|(?!(ws|polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]{1,90})$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] }, "leader-election": { "description": "Opt-in: one leader among replicas. The replicas hold a lease in turn on etcd or a Kubernetes Lease; only the holder syncs, the others stand by (docs/daemon.md, Running a standby).", "type": "object", "additionalProperties": false, "required": ["store"], "properties": { "store": { "description": "etcd: a key on etcd (compare-and-swap on its mod_revision); kubernetes: a coordination.k8s.io/v1 Lease in the pod's namespace, with the pod's service-account token.", "enum": ["etcd", "kubernetes"] }, "endpoints": { "description": "etcd only: its client URLs (http://host:port, no credentials), tried in turn.", "type": "array", "minItems": 1, "items": { "type": "string", "pattern": "^https?://[^\\s/]+/?$" } }, "lease-name": { "description": "The lease's name: the etcd key /policy-pool-sync/leases/NAME, or the Lease's name.", "type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$", "default": "policy-pool-sync" }, "lease-duration": { "description": "How long a standby waits, after it last saw the lease change, before it takes it over (15s, 1500ms, 1m); from 1s to 60m.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "15s" }, "renew-deadline": { "description": "How long the leader goes on syncing without a successful renewal; past it, it stops every pass. Shorter than lease-duration.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "10s" }, "retry-period": { "description": "How often the leader renews the lease and a standby tries to take it; at least 100ms, and well under renew-deadline.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "2s" }, "address": { "description": "Where a standby hands this replica webhook deliveries while it leads (http://10.0.0.5:9090), written in the lease record. Default: the listen address when it names one host.", "type": "string", "pattern": "^https?://[^\\s/]+/?$" } } } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "description": "The most agent pools the source may declare: a guard of the tool's own against declaring more pools than meant, not the organization's limit (set it to what the organization allows). --max-agent-pools N sets it for a run.", "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" }, "ingressing-reads": { "title": "Ingressing reads", "description": "How many reads of an uploaded policy set version answer ingressing before its outcome (ready or errored); a large number plays a version that never settles. Default: 1.", "type": "integer", "minimum": 0 } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 }, "project": { "title": "Project", "description": "The id of the workspace's project: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" } } } }, "projects": { "title": "Projects", "description": "Projects by id and name, which pool lists filter by (filter[allowed_projects][name]). A pool may allow any prj- id, listed here or not.", "type": "array", "items": { "title": "Project", "description": "A project: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Project name", "description": "The project name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Policy sets that exist before the first request: a bare id is a native set named by its id; an object gives its name, kind and scope.", "type": "array", "items": { "title": "Policy set", "description": "A policy set id (polset- followed by letters and digits), or a whole set.", "if": { "type": "string" }, "then": { "type": "string", "pattern": "^polset-[A-Za-z0-9_-]{1,64}$" }, "else": { "$ref": "#/$defs/policy-set" } } }, "entitlements": { "title": "Entitlements", "description": "The edition's limits, answered by GET /organizations/:org/entitlement-set and enforced on writes; null or absent: no limit. The free edition: policy-set-limit 1, policy-limit 5, versioned-policy-set-limit 0.", "type": "object", "additionalProperties": false, "properties": { "policy-set-limit": { "title": "Policy set limit", "description": "How many policy sets the organization may hold; null: no limit.", "type": ["integer", "null"], "minimum": 0 }, "policy-limit": { "title": "Policy limit", "description": "How many policies one policy set may hold; null: no limit.", "type": ["integer", "null"], "minimum": 0 }, "versioned-policy-set-limit": { "title": "Versioned policy set limit", "description": "How many policy sets may take uploaded versions; null: no limit.", "type": ["integer", "null"], "minimum": 0 } } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "policy-set": { "title": "Policy set", "description": "One policy set.", "type": "object", "additionalProperties": false, "required": ["id"], "properties": { "id": { "title": "Id", "description": "A policy set id: polset- followed by at most 64 letters, digits, - and _.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Name", "description": "Letters, digits, - and _. Default: the id.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "kind": { "title": "Kind", "description": "native (whatever the dialect calls it), opa, or tfpolicy (the hosted dialect's beta kind). Default: native.", "enum": ["native", "opa", "tfpolicy"] }, "description": { "title": "Description", "description": "The set's description.", "type": ["string", "null"] }, "global": { "title": "Global", "description": "true: the set applies to every workspace. Default: false.", "type": "boolean" }, "workspaces": { "title": "Workspaces", "description": "Ids of the organization's workspaces the set is scoped to.", "type": "array", "items": { "title": "Workspace id", "description": "A ws- id.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]{1,64}$" } }, "projects": { "title": "Projects", "description": "Ids of the organization's projects the set is scoped to.", "type": "array", "items": { "title": "Project id", "description": "A prj- id.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query (for a policy set version upload link, its whole path: /_archivist/v1/object/KEY, which only a fault giving a path matches). Default: any request to the API.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync, takeover (a new leader's second pass); `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "policy-set", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] }, "message": { "description": "Why it failed or was skipped (for a policy set, the service's error-message of an errored version); null otherwise.", "type": ["string", "null"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "uploadContent": false, "contentFiles": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "uploadContent": false, "contentFiles": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false, "uploadContent": false, "contentFiles": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy-set" } } }, "then": { "required": ["live", "declared", "uploadContent", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicySet" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySetSpec" }] }, "uploadContent": true, "adoptMarker": true, "contentFiles": true, "uploadCode": false, "poolName": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "policy-set", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "policy-sets": { "title": "Policy sets", "description": "Policies: the polset- ids of the policy sets the policy is in, sorted, before and after; an update adds the policy to the sets only after has and removes it from those only before has. After [] means in no set.", "$ref": "#/$defs/field" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "uploadContent": { "title": "Upload content", "description": "Saved plans, policy sets: whether the apply uploads a new version of the set's content.", "type": "boolean" }, "contentFiles": { "title": "Content files", "description": "Saved plans, policy sets: for a content update whose content before the run that planned had seen (its state dir keeps the files of each content), the files added, changed and removed, by path in the set's folder, sorted. Words for a person: the apply does not compare them.", "type": "object", "additionalProperties": false, "required": ["added", "changed", "removed"], "properties": { "added": { "type": "array", "items": { "type": "string" } }, "changed": { "type": "array", "items": { "type": "string" } }, "removed": { "type": "array", "items": { "type": "string" } } } }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "setContent": { "title": "Policy set content", "description": "A versioned set's folder packed as a deterministic tar.gz: where the folder was (root is not compared), the digest of the tar, its size gzipped, each file, and what the config file declares.", "type": "object", "additionalProperties": false, "required": ["folder", "root", "configFile", "digest", "bytes", "files", "policies", "modules"], "properties": { "folder": { "type": "string" }, "root": { "type": "string" }, "configFile": { "type": "string" }, "digest": { "$ref": "#/$defs/sha256" }, "bytes": { "type": "integer", "minimum": 0 }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path", "sha256", "size"], "properties": { "path": { "type": "string" }, "sha256": { "$ref": "#/$defs/sha256" }, "size": { "type": "integer", "minimum": 0 } } } }, "policies": { "type": "integer", "minimum": 0 }, "modules": { "type": "integer", "minimum": 0 } } }, "policySetSpec": { "title": "Declared policy set", "description": "A policy set as the declared repo states it; content is null for a set declared in YAML.", "type": "object", "additionalProperties": false, "required": ["kind", "settingsFile", "description", "global", "overridable", "agentEnabled", "policyToolVersion", "scope", "parameters", "sensitiveDigest", "content"], "properties": { "kind": { "enum": ["native", "opa"] }, "settingsFile": { "type": ["string", "null"] }, "description": { "type": ["string", "null"] }, "global": { "type": "boolean" }, "overridable": { "type": ["boolean", "null"] }, "agentEnabled": { "type": ["boolean", "null"] }, "policyToolVersion": { "type": ["string", "null"] }, "scope": { "type": "object", "additionalProperties": false, "required": ["workspaces", "projects", "workspaceExclusions", "projectExclusions"], "properties": { "workspaces": { "$ref": "#/$defs/idsOrNull" }, "projects": { "$ref": "#/$defs/idsOrNull" }, "workspaceExclusions": { "$ref": "#/$defs/idsOrNull" }, "projectExclusions": { "$ref": "#/$defs/idsOrNull" } } }, "parameters": { "anyOf": [{ "type": "null" }, { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["key", "value", "sensitive", "from"], "properties": { "key": { "type": "string" }, "value": { "type": ["string", "null"], "description": "null for a sensitive parameter: its value is never saved." }, "sensitive": { "type": "boolean" }, "from": { "type": ["string", "null"], "description": "Where a sensitive value is read from at apply time: env:NAME or file:/path." } } } }] }, "sensitiveDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] }, "content": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/setContent" }] } } }, "livePolicySet": { "title": "Live policy set", "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "global", "overridable", "agentEnabled", "policyToolVersion", "versioned", "vcsBacked", "workspaceIds", "projectIds", "workspaceExclusionIds", "projectExclusionIds", "parameters", "currentVersionId", "newestVersion"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "global": { "type": "boolean" }, "overridable": { "type": ["boolean", "null"] }, "agentEnabled": { "type": "boolean" }, "policyToolVersion": { "type": ["string", "null"] }, "versioned": { "type": "boolean" }, "vcsBacked": { "type": "boolean" }, "workspaceIds": { "$ref": "#/$defs/ids" }, "projectIds": { "$ref": "#/$defs/ids" }, "workspaceExclusionIds": { "$ref": "#/$defs/ids" }, "projectExclusionIds": { "$ref": "#/$defs/ids" }, "parameters": { "anyOf": [{ "type": "null" }, { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "key", "value", "sensitive"], "properties": { "id": { "type": "string" }, "key": { "type": "string" }, "value": { "type": "string" }, "sensitive": { "type": "boolean" } } } }] }, "currentVersionId": { "type": ["string", "null"] }, "newestVersion": { "anyOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["id", "status", "errorMessage"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "errorMessage": { "type": ["string", "null"] } } }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-set": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-set.schema.json", "title": "Policy set settings", "description": "Settings of one policy set: policy-set.yaml beside the config file (sentinel.hcl, native.hcl or policies.hcl) of a versioned set's folder, or policy-sets/<name>.yaml for a set whose members are the repo's policies that name it. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "name": { "title": "Name", "description": "The set's name on the service. Default: the folder's name (a versioned set) or the file's name without .yaml.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "kind": { "title": "Kind", "description": "Only for a set declared in YAML: native (the service may call it sentinel) or opa. A versioned set's kind comes from its config file. Default: native.", "type": "string", "enum": ["native", "sentinel", "opa"] }, "description": { "title": "Description", "type": ["string", "null"] }, "global": { "title": "Global", "description": "Enforced on every workspace of the organization. Not allowed together with workspaces or projects. Default: false.", "type": "boolean" }, "overridable": { "title": "Overridable", "description": "Whether a failed mandatory policy may be overridden (opa only). Default: the service's.", "type": "boolean" }, "agent-enabled": { "title": "Agent enabled", "description": "Evaluated on the agents rather than on the service. Default: the service's.", "type": "boolean" }, "policy-tool-version": { "title": "Policy tool version", "description": "The Sentinel or OPA version to run, e.g. 0.40.0 or latest. Default: the service's.", "type": "string", "minLength": 1 }, "workspaces": { "$ref": "#/$defs/scope", "title": "Workspaces", "description": "Workspaces the set is enforced on: names (ws- ids accepted), * as prefix, suffix or both. Absent: not managed." }, "projects": { "$ref": "#/$defs/scope", "title": "Projects", "description": "Projects the set is enforced on: names (prj- ids accepted), * as prefix, suffix or both. Absent: not managed." }, "workspace-exclusions": { "$ref": "#/$defs/scope", "title": "Excluded workspaces" }, "project-exclusions": { "$ref": "#/$defs/scope", "title": "Excluded projects" }, "parameters": { "title": "Parameters", "description": "Native sets only. key: value for a plain value; a sensitive value only by reference: {env: NAME} or {file: /path/outside/the/repo}, sent as sensitive.", "type": "object", "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "additionalProperties": { "oneOf": [{ "type": ["string", "number", "boolean"] }, { "type": "object", "additionalProperties": false, "properties": { "env": { "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" } }, "required": ["env"] }, { "type": "object", "additionalProperties": false, "properties": { "file": { "type": "string", "minLength": 1 } }, "required": ["file"] }] } } }, "$defs": { "scope": { "type": "array", "uniqueItems": true, "items": { "type": "string", "minLength": 1 } } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "The policy sets the policy is in, by name or id (polset-...), kept in step: a difference from the live sets is an update that adds the policy to the sets named and removes it from the others. An empty list means in no set (the plan warns that the policy is then enforced nowhere). Absent means not managed: the policy stays in whatever sets it is in.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set", "description": "A policy set's name (one the organization has, or one this repo declares), or its id (polset- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^(polset-[A-Za-z0-9_-]{1,64}|(?!(ws|prj|apool|pol|polset|polsetver|agent|var)-)[A-Za-z0-9_-]{1,90})$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "The workspaces allowed to use the pool, by name (* as prefix, suffix or both) or id (ws-...). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace", "description": "A workspace name or id (a name: letters, digits, - and _, * as prefix, suffix or both; an id: ws- followed by at most 64 letters, digits, - and _; never another resource's id; a workspace of that name is taken before an id).", "type": "string", "pattern": "^(ws-[A-Za-z0-9_-]{1,64}|(?!(polset|prj|apool|pol|polsetver|agent|var)-)[\\p{L}\\p{M}\\p{N}_*-]{1,90})$" } }, "allowed-projects": { "title": "Allowed projects", "description": "The projects whose workspaces may use the pool (the hosted service), by name or id (prj-...). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project", "description": "A project name or id (a name, in any case: letters, digits, spaces, - and _, * as prefix, suffix or both; an id: prj- followed by at most 64 letters, digits, - and _; a project of that name is taken before an id).", "type": "string", "pattern": "^(prj-[A-Za-z0-9_-]{1,64}|(?!(polset|ws|apool|pol|polsetver|agent|var)-)[\\p{L}\\p{M}\\p{N}_* -]{1,90})$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "The workspaces, by name or id (ws-...), refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace", "description": "A workspace name or id (a name: letters, digits, - and _, * as prefix, suffix or both; an id: ws- followed by at most 64 letters, digits, - and _; never another resource's id; a workspace of that name is taken before an id).", "type": "string", "pattern": "^(ws-[A-Za-z0-9_-]{1,64}|(?!(polset|prj|apool|pol|polsetver|agent|var)-)[\\p{L}\\p{M}\\p{N}_*-]{1,90})$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then. Overridden by API_NATIVE_KIND, and by --native-kind.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "parameters": { "$ref": "#/$defs/parameters", "description": "What policy sets' sensitive parameters may read, for every source that has no parameters of its own. Default: nothing." }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] }, "leader-election": { "description": "Opt-in: one leader among replicas. The replicas hold a lease in turn on etcd or a Kubernetes Lease; only the holder syncs, the others stand by (docs/daemon.md, Running a standby).", "type": "object", "additionalProperties": false, "required": ["store"], "properties": { "store": { "description": "etcd: a key on etcd (compare-and-swap on its mod_revision); kubernetes: a coordination.k8s.io/v1 Lease in the pod's namespace, with the pod's service-account token.", "enum": ["etcd", "kubernetes"] }, "endpoints": { "description": "etcd only: its client URLs (http://host:port, no credentials), tried in turn.", "type": "array", "minItems": 1, "items": { "type": "string", "pattern": "^https?://[^\\s/]+/?$" } }, "lease-name": { "description": "The lease's name: the etcd key /policy-pool-sync/leases/NAME, or the Lease's name.", "type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$", "default": "policy-pool-sync" }, "lease-duration": { "description": "How long a standby waits, after it last saw the lease change, before it takes it over (15s, 1500ms, 1m); from 1s to 60m.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "15s" }, "renew-deadline": { "description": "How long the leader goes on syncing without a successful renewal; past it, it stops every pass. Shorter than lease-duration.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "10s" }, "retry-period": { "description": "How often the leader renews the lease and a standby tries to take it; at least 100ms, and well under renew-deadline.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "2s" }, "address": { "description": "Where a standby hands this replica webhook deliveries while it leads (http://10.0.0.5:9090), written in the lease record; without a port (http://10.0.0.5), the port the daemon listens on. Default: the listen address when it names one host.", "type": "string", "pattern": "^https?://[^\\s/]+/?$" }, "forward-to-loopback": { "description": "Whether a standby may hand webhook deliveries to a leader address on loopback (127.0.0.0/8, ::1): replicas on one host, as in tests. Otherwise a standby hands a delivery only to an IP address outside loopback, link-local (169.254.0.0/16, fe80::/10) and the cloud metadata addresses, whatever the lease record names. Default: false.", "type": "boolean", "default": false } } } }, "$defs": { "parameters": { "description": "What a policy set's sensitive parameters may read: the repo names a value ({env: NAME}, {file: PATH}); only what is allowed here is read. The tool's own secrets (API_TOKEN, the token file, WEBHOOK_SECRET, STATUS_TOKEN, CONTROL_TOKEN, notification and proxy secrets, GIT_CONFIG_*, API_BASE_URL, LEADER_ELECTION_*), /proc, /sys, /dev and the service account's folder are never read, whatever is allowed. --parameter-env and --parameter-files add to it for a run.", "type": "object", "additionalProperties": false, "properties": { "env": { "description": "Environment variables {env: NAME} may read: each a name, or a prefix ending in * (POLICY_PARAM_*). A lone * is not allowed.", "type": "array", "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*\\*?$" } }, "files": { "description": "The folder {file: PATH} may read under: PATH is relative to it, or absolute inside it; a link out of it is refused, and only regular files of at most 64 KiB are read.", "type": "string", "minLength": 1 } } }, "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "evidence": { "description": "How a plan reads the runs of the changes that tighten enforcement and of the rollouts under way (docs/staged-enforcement.md). --evidence-window and --evidence-max-requests set them for a run.", "type": "object", "additionalProperties": false, "properties": { "window": { "description": "How far back a tightening change's evidence looks: a number of days, e.g. 30d.", "type": "string", "pattern": "^[1-9][0-9]{0,2}d$", "default": "30d" }, "max-requests": { "description": "The most requests one plan spends reading runs; past it the evidence is partial and no rollout promotes.", "type": "integer", "minimum": 0, "maximum": 1e5, "default": 500 } } }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "description": "The most agent pools the source may declare: a guard of the tool's own against declaring more pools than meant, not the organization's limit (set it to what the organization allows). --max-agent-pools N sets it for a run.", "type": "integer", "minimum": 0, "default": 1 }, "parameters": { "$ref": "#/$defs/parameters", "description": "What this source's policy sets' sensitive parameters may read; replaces the top-level parameters. Default: the top-level parameters, else nothing." }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" }, "ingestion-ms": { "title": "Ingestion time", "description": "How long, on the emulator's clock, an uploaded policy set version answers ingressing before its outcome (ready or errored), whether anyone reads it or not; a huge number plays a version that never settles, 0 one ingested at once. Default: 500.", "type": "integer", "minimum": 0 } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id (ws- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 }, "project": { "title": "Project", "description": "A project id (prj- followed by at most 64 letters, digits, - and _): the workspace's project.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" } } } }, "projects": { "title": "Projects", "description": "Projects by id and name, which pool lists filter by (filter[allowed_projects][name]). A pool may allow any prj- id, listed here or not.", "type": "array", "items": { "title": "Project", "description": "A project: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Project id", "description": "A project id (prj- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Project name", "description": "The project name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Policy sets that exist before the first request: a bare id is a native set named by its id; an object gives its name, kind and scope.", "type": "array", "items": { "title": "Policy set", "description": "A policy set id (polset- followed by letters and digits), or a whole set.", "if": { "type": "string" }, "then": { "type": "string", "description": "A policy set id (polset- followed by at most 64 letters, digits, - and _).", "pattern": "^polset-[A-Za-z0-9_-]{1,64}$" }, "else": { "$ref": "#/$defs/policy-set" } } }, "entitlements": { "title": "Entitlements", "description": "The edition's limits, answered by GET /organizations/:org/entitlement-set and enforced on writes; null or absent: no limit. The free edition: policy-set-limit 1, policy-limit 5, versioned-policy-set-limit 0.", "type": "object", "additionalProperties": false, "properties": { "policy-set-limit": { "title": "Policy set limit", "description": "How many policy sets the organization may hold; null: no limit.", "type": ["integer", "null"], "minimum": 0 }, "policy-limit": { "title": "Policy limit", "description": "How many policies one policy set may hold; null: no limit.", "type": ["integer", "null"], "minimum": 0 }, "versioned-policy-set-limit": { "title": "Versioned policy set limit", "description": "How many policy sets may take uploaded versions; null: no limit.", "type": ["integer", "null"], "minimum": 0 } } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } }, "runs": { "title": "Runs", "description": "Runs of the organization's workspaces that exist before the first request, with what their policy evaluations found.", "type": "array", "items": { "$ref": "#/$defs/run" } } } }, "run": { "title": "Run", "description": "One run: its workspace, when it was created, its status, and its policy outcomes (or an evaluation that ended unreachable or errored).", "type": "object", "additionalProperties": false, "required": ["workspace", "created-at"], "properties": { "id": { "title": "Id", "description": "A run id: run- followed by at most 64 letters, digits, - and _. Default: a new one.", "type": "string", "pattern": "^run-[A-Za-z0-9_-]{1,64}$" }, "workspace": { "title": "Workspace", "description": "The id of one of the organization's workspaces.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]{1,64}$" }, "created-at": { "title": "Created at", "description": "When the run was created: an ISO 8601 date-time.", "type": "string", "format": "date-time" }, "status": { "title": "Status", "description": "A run status word. Before its post_plan stage ends (pending, fetching, fetching_completed, queuing, plan_queued, planning, pre_plan_running, pre_plan_completed, post_plan_running, cost_estimating, policy_checking) its evaluations are running with no outcome; at any other status they show their outcomes. Default: applied.", "type": "string", "pattern": "^[a-z][a-z_]*$" }, "evaluation": { "title": "Evaluation", "description": "The policy evaluation ended so instead of with outcomes: unreachable (no outcome at all) or errored (each set carries an error and no outcome).", "enum": ["unreachable", "errored"] }, "kind": { "title": "Kind", "description": "The kind of that evaluation when no outcome names one. Default: native.", "enum": ["native", "opa"] }, "outcomes": { "title": "Outcomes", "description": "Each policy's outcome: one evaluation per kind, one set outcome per set named.", "type": "array", "items": { "title": "Outcome", "description": "One policy's outcome in this run.", "type": "object", "additionalProperties": false, "required": ["policy", "set", "status"], "properties": { "policy": { "title": "Policy", "description": "The policy's name.", "type": "string", "minLength": 1 }, "set": { "title": "Policy set", "description": "The name of the policy set that evaluated it.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "passed, failed or errored.", "enum": ["passed", "failed", "errored"] }, "level": { "title": "Enforcement level", "description": "The level the policy had then. Default: hard-mandatory (native), mandatory (opa).", "enum": ["advisory", "soft-mandatory", "hard-mandatory", "mandatory"] }, "kind": { "title": "Kind", "description": "native or opa. Default: native.", "enum": ["native", "opa"] }, "print": { "title": "Printed lines", "description": "Lines the policy printed.", "type": "array", "items": { "title": "Line", "description": "One printed line.", "type": "string" } } } } } } }, "policy-set": { "title": "Policy set", "description": "One policy set.", "type": "object", "additionalProperties": false, "required": ["id"], "properties": { "id": { "title": "Id", "description": "A policy set id (polset- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]{1,64}$" }, "name": { "title": "Name", "description": "Letters, digits, - and _. Default: the id.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "kind": { "title": "Kind", "description": "native (whatever the dialect calls it), opa, or tfpolicy (the hosted dialect's beta kind). Default: native.", "enum": ["native", "opa", "tfpolicy"] }, "description": { "title": "Description", "description": "The set's description.", "type": ["string", "null"] }, "global": { "title": "Global", "description": "true: the set applies to every workspace. Default: false.", "type": "boolean" }, "workspaces": { "title": "Workspaces", "description": "Ids of the organization's workspaces the set is scoped to.", "type": "array", "items": { "title": "Workspace id", "description": "A workspace id (ws- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]{1,64}$" } }, "projects": { "title": "Projects", "description": "Ids of the organization's projects the set is scoped to.", "type": "array", "items": { "title": "Project id", "description": "A project id (prj- followed by at most 64 letters, digits, - and _).", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]{1,64}$" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query (for a policy set version upload link, its whole path: /_archivist/v1/object/KEY, which only a fault giving a path matches). Default: any request to the API.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync, takeover (a new leader's second pass); `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "policy-set", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] }, "message": { "description": "Why it failed or was skipped (for a policy set, the service's error-message of an errored version); null otherwise.", "type": ["string", "null"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "uploadContent": false, "contentFiles": false, "poolName": false, "scope": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "uploadContent": false, "contentFiles": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false, "uploadContent": false, "contentFiles": false, "scope": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy-set" } } }, "then": { "required": ["live", "declared", "uploadContent", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicySet" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySetSpec" }] }, "uploadContent": true, "adoptMarker": true, "contentFiles": true, "uploadCode": false, "poolName": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "rollouts": { "title": "Rollouts", "description": "Only in the JSON plan, when the source declares a policy with a rollout under way: where each stands.", "type": "array", "items": { "$ref": "#/$defs/rollout" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "policy-set", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "policy-sets": { "title": "Policy sets", "description": "Policies: the polset- ids of the policy sets the policy is in, sorted, before and after; an update adds the policy to the sets only after has and removes it from those only before has. After [] means in no set.", "$ref": "#/$defs/field" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "evidence": { "$ref": "#/$defs/evidence" }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "uploadContent": { "title": "Upload content", "description": "Saved plans, policy sets: whether the apply uploads a new version of the set's content.", "type": "boolean" }, "contentFiles": { "title": "Content files", "description": "Saved plans, policy sets: for a content update whose content before the run that planned had seen (its state dir keeps the files of each content), the files added, changed and removed, by path in the set's folder, sorted. Words for a person: the apply does not compare them.", "type": "object", "additionalProperties": false, "required": ["added", "changed", "removed"], "properties": { "added": { "type": "array", "items": { "type": "string" } }, "changed": { "type": "array", "items": { "type": "string" } }, "removed": { "type": "array", "items": { "type": "string" } } } }, "scope": { "title": "Scope by name", "description": "Policy sets and agent pools: the name of each workspace and project id its scope or access fields hold (where the organization's lists were read), and each wildcard of those fields as the repo wrote it with the names it matched when the plan was made. Words for a person: a saved plan is not compared on them.", "type": "object", "additionalProperties": false, "required": ["names", "wildcards"], "properties": { "names": { "type": "object", "additionalProperties": { "type": "string" } }, "wildcards": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["field", "pattern", "matched"], "properties": { "field": { "type": "string" }, "pattern": { "type": "string" }, "matched": { "type": "array", "items": { "type": "string" } } } } } } }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "evidence": { "title": "Evidence", "description": "On a change that tightens enforcement (a level rises, a policy joins a set, a set is created or its scope widens): over the workspaces in scope of the policies it tightens, what each workspace's latest run that evaluated them (within the window) says.", "type": "object", "additionalProperties": false, "required": ["policies", "in_scope", "evaluated", "failing", "passing", "not_evaluated", "window", "partial", "blocking"], "properties": { "policies": { "title": "Policies", "description": "The policies the change tightens, whose runs were read.", "type": "array", "items": { "type": "string" } }, "in_scope": { "title": "In scope", "description": "Workspaces in scope of those policies after the change.", "$ref": "#/$defs/count" }, "evaluated": { "title": "Evaluated", "description": "Workspaces in scope whose runs evaluated them within the window.", "$ref": "#/$defs/count" }, "failing": { "title": "Failing", "description": "Names of the workspaces whose latest evaluated run fails one of them, sorted.", "type": "array", "items": { "type": "string" } }, "passing": { "title": "Passing", "description": "Workspaces whose latest evaluated run passes them.", "$ref": "#/$defs/count" }, "not_evaluated": { "title": "Not evaluated", "description": "Workspaces in scope with no run that evaluated them within the window.", "$ref": "#/$defs/count" }, "window": { "title": "Window", "description": "How far back the runs were read, e.g. 30 days.", "type": "string" }, "partial": { "title": "Partial", "description": "The read stopped before it read everything (its budget, evidence.max-requests, ran out, or a read failed): the counts are a lower bound.", "type": "boolean" }, "blocking": { "title": "Blocking", "description": "The failing workspaces whose runs the change would block: it makes a policy they fail mandatory.", "type": "array", "items": { "type": "string" } } } }, "rollout": { "title": "Rollout", "description": "Where one policy's rollout stands after this plan.", "type": "object", "additionalProperties": false, "required": ["policy", "state", "start", "level", "started_at", "ready_at", "waiting", "clean_runs", "needed_runs", "failing", "allowed_failing", "errored", "partial"], "properties": { "policy": { "type": "string" }, "state": { "title": "State", "description": "starting: begins with this plan; held: at its start level; promoted: this plan applies the declared level.", "enum": ["starting", "held", "promoted"] }, "start": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "level": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "started_at": { "title": "Started at", "description": "When the rollout began (RFC 3339).", "type": "string" }, "ready_at": { "title": "Ready at", "description": "No promotion before this time (RFC 3339): the rollout's after.", "type": "string" }, "waiting": { "title": "Waiting", "description": "The plan was made before ready_at.", "type": "boolean" }, "clean_runs": { "$ref": "#/$defs/count" }, "needed_runs": { "$ref": "#/$defs/count" }, "failing": { "type": "array", "items": { "type": "string" } }, "allowed_failing": { "$ref": "#/$defs/count" }, "errored": { "title": "Errored", "description": "Workspaces whose latest run since the rollout began errored, or whose evaluation could not be read: the rollout holds.", "type": "array", "items": { "type": "string" } }, "partial": { "type": "boolean" } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "setContent": { "title": "Policy set content", "description": "A versioned set's folder packed as a deterministic tar.gz: where the folder was (root is not compared), the digest of its content (each file's sha256, of its text with line ends normalised when it is UTF-8), its size gzipped, each file, and what the config file declares.", "type": "object", "additionalProperties": false, "required": ["folder", "root", "configFile", "digest", "bytes", "files", "policies", "modules"], "properties": { "folder": { "type": "string" }, "root": { "type": "string" }, "configFile": { "type": "string" }, "digest": { "$ref": "#/$defs/sha256" }, "bytes": { "type": "integer", "minimum": 0 }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path", "sha256", "size"], "properties": { "path": { "type": "string" }, "sha256": { "$ref": "#/$defs/sha256" }, "size": { "type": "integer", "minimum": 0 } } } }, "policies": { "type": "integer", "minimum": 0 }, "modules": { "type": "integer", "minimum": 0 }, "levels": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["name", "level"], "properties": { "name": { "type": "string" }, "level": { "type": "string" } } } } } }, "policySetSpec": { "title": "Declared policy set", "description": "A policy set as the declared repo states it; content is null for a set declared in YAML.", "type": "object", "additionalProperties": false, "required": ["kind", "settingsFile", "description", "global", "overridable", "agentEnabled", "policyToolVersion", "scope", "parameters", "sensitiveDigest", "content"], "properties": { "kind": { "enum": ["native", "opa"] }, "settingsFile": { "type": ["string", "null"] }, "description": { "type": ["string", "null"] }, "global": { "type": "boolean" }, "overridable": { "type": ["boolean", "null"] }, "agentEnabled": { "type": ["boolean", "null"] }, "policyToolVersion": { "type": ["string", "null"] }, "scope": { "type": "object", "additionalProperties": false, "required": ["workspaces", "projects", "workspaceExclusions", "projectExclusions"], "properties": { "workspaces": { "$ref": "#/$defs/idsOrNull" }, "projects": { "$ref": "#/$defs/idsOrNull" }, "workspaceExclusions": { "$ref": "#/$defs/idsOrNull" }, "projectExclusions": { "$ref": "#/$defs/idsOrNull" } } }, "parameters": { "anyOf": [{ "type": "null" }, { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["key", "value", "sensitive", "from"], "properties": { "key": { "type": "string" }, "value": { "type": ["string", "null"], "description": "null for a sensitive parameter: its value is never saved." }, "sensitive": { "type": "boolean" }, "from": { "type": ["string", "null"], "description": "Where a sensitive value is read from at apply time: env:NAME or file:/path." } } } }] }, "sensitiveDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] }, "content": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/setContent" }] } } }, "livePolicySet": { "title": "Live policy set", "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "global", "overridable", "agentEnabled", "policyToolVersion", "versioned", "vcsBacked", "workspaceIds", "projectIds", "workspaceExclusionIds", "projectExclusionIds", "parameters", "currentVersionId", "newestVersion"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "global": { "type": "boolean" }, "overridable": { "type": ["boolean", "null"] }, "agentEnabled": { "type": "boolean" }, "policyToolVersion": { "type": ["string", "null"] }, "versioned": { "type": "boolean" }, "vcsBacked": { "type": "boolean" }, "workspaceIds": { "$ref": "#/$defs/ids" }, "projectIds": { "$ref": "#/$defs/ids" }, "workspaceExclusionIds": { "$ref": "#/$defs/ids" }, "projectExclusionIds": { "$ref": "#/$defs/ids" }, "parameters": { "anyOf": [{ "type": "null" }, { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "key", "value", "sensitive"], "properties": { "id": { "type": "string" }, "key": { "type": "string" }, "value": { "type": "string" }, "sensitive": { "type": "boolean" } } } }] }, "currentVersionId": { "type": ["string", "null"] }, "newestVersion": { "anyOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["id", "status", "errorMessage"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "errorMessage": { "type": ["string", "null"] } } }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "rollout": { "title": "Rollout record", "description": "What the policy's ownership marker records of its rollout: which rollout (a digest of its block, level and code), when it began (ms since the epoch), and whether it is held at its start level or promoted.", "type": "object", "additionalProperties": false, "required": ["digest", "startedAt", "state"], "properties": { "digest": { "type": "string", "pattern": "^[0-9a-f]{16}$" }, "startedAt": { "type": "integer", "minimum": 0 }, "state": { "enum": ["held", "promoted"] } } }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-set": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-set.schema.json", "title": "Policy set settings", "description": "Settings of one policy set: policy-set.yaml beside the config file (sentinel.hcl, native.hcl or policies.hcl) of a versioned set's folder, or policy-sets/<name>.yaml for a set whose members are the repo's policies that name it. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "name": { "title": "Name", "description": "The set's name on the service. Default: the folder's name (a versioned set) or the file's name without .yaml.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "kind": { "title": "Kind", "description": "Only for a set declared in YAML: native (the service may call it sentinel) or opa. A versioned set's kind comes from its config file. Default: native.", "type": "string", "enum": ["native", "sentinel", "opa"] }, "description": { "title": "Description", "type": ["string", "null"] }, "global": { "title": "Global", "description": "Enforced on every workspace of the organization. Not allowed together with workspaces or projects. Default: false.", "type": "boolean" }, "overridable": { "title": "Overridable", "description": "Whether a failed mandatory policy may be overridden. A native (Sentinel) set keeps it only with agent-enabled: true, so it needs that; an opa set keeps it either way. Default: the service's.", "type": "boolean" }, "agent-enabled": { "title": "Agent enabled", "description": "Evaluated on the agents rather than on the service. Default: the service's.", "type": "boolean" }, "policy-tool-version": { "title": "Policy tool version", "description": "The Sentinel or OPA version to run, e.g. 0.40.0 or latest. Needs agent-enabled: true: the service clears it on a set that is not agent-enabled. Default: the service's.", "type": "string", "minLength": 1 }, "workspaces": { "$ref": "#/$defs/scope", "title": "Workspaces", "description": "Workspaces the set is enforced on: names (ws- ids accepted), * as prefix, suffix or both. Absent: not managed." }, "projects": { "$ref": "#/$defs/scope", "title": "Projects", "description": "Projects the set is enforced on: names (prj- ids accepted), * as prefix, suffix or both. Absent: not managed." }, "workspace-exclusions": { "$ref": "#/$defs/scope", "title": "Excluded workspaces" }, "project-exclusions": { "$ref": "#/$defs/scope", "title": "Excluded projects" }, "parameters": { "title": "Parameters", "description": "Native sets only. key: value for a plain value; a sensitive value only by reference, sent as sensitive: {env: NAME} (a variable the operator allows with --parameter-env or parameters.env) or {file: PATH} (relative to the folder the operator allows with --parameter-files or parameters.files, or absolute inside it). Nothing is allowed by default, and the tool's own secrets never are.", "type": "object", "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "additionalProperties": { "oneOf": [{ "type": ["string", "number", "boolean"] }, { "type": "object", "additionalProperties": false, "properties": { "env": { "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" } }, "required": ["env"] }, { "type": "object", "additionalProperties": false, "properties": { "file": { "type": "string", "minLength": 1 } }, "required": ["file"] }] } } }, "$defs": { "scope": { "type": "array", "uniqueItems": true, "items": { "type": "string", "minLength": 1 } } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "The policy sets the policy is in, by name or id (polset-...), kept in step: a difference from the live sets is an update that adds the policy to the sets named and removes it from the others. An empty list means in no set (the plan warns that the policy is then enforced nowhere). Absent means not managed: the policy stays in whatever sets it is in.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set", "description": "A policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource's id).", "type": "string", "pattern": "^(polset-[A-Za-z0-9_-]{1,64}|(?!(ws|prj|apool|pol|polset|polsetver|agent|var)-)[A-Za-z0-9_-]{1,90})$" } }, "rollout": { "title": "Rollout", "description": "Staged enforcement: the policy is applied at start until the runs of the workspaces in scope are clean, then at its enforcement-level, which must be stricter than start. The rollout's state lives in the policy's ownership marker; a changed rollout block, level or code starts it again.", "type": "object", "additionalProperties": false, "required": ["start"], "properties": { "start": { "title": "Start level", "description": "The level applied while evidence is gathered.", "type": "string", "enum": ["soft-mandatory", "advisory"] }, "clean-runs": { "title": "Clean runs", "description": "At least this many evaluated runs in scope passed the policy since the rollout began. Default: 1.", "type": "integer", "minimum": 0, "maximum": 1e5, "default": 1 }, "failing-workspaces": { "title": "Failing workspaces", "description": "At most this many workspaces' latest evaluated run fails the policy. Default: 0.", "type": "integer", "minimum": 0, "maximum": 1e5, "default": 0 }, "after": { "title": "After", "description": "No sooner than this after the rollout began: a number and s, m, h or d (e.g. 7d). Default: at once.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } } } };
   }
 });
 
@@ -8117,11 +8116,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants3);
+          this.rhs = optimizeExpr(this.rhs, names, constants4);
         return this;
       }
       get names() {
@@ -8138,10 +8137,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants3);
+        this.rhs = optimizeExpr(this.rhs, names, constants4);
         return this;
       }
       get names() {
@@ -8202,8 +8201,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants3) {
-        this.code = optimizeExpr(this.code, names, constants3);
+      optimizeNames(names, constants4) {
+        this.code = optimizeExpr(this.code, names, constants4);
         return this;
       }
       get names() {
@@ -8232,12 +8231,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         const { nodes } = this;
         let i2 = nodes.length;
         while (i2--) {
           const n = nodes[i2];
-          if (n.optimizeNames(names, constants3))
+          if (n.optimizeNames(names, constants4))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i2, 1);
@@ -8290,12 +8289,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         var _a2;
-        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
-        if (!(super.optimizeNames(names, constants3) || this.else))
+        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants4);
+        if (!(super.optimizeNames(names, constants4) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants3);
+        this.condition = optimizeExpr(this.condition, names, constants4);
         return this;
       }
       get names() {
@@ -8318,10 +8317,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants3) {
-        if (!super.optimizeNames(names, constants3))
+      optimizeNames(names, constants4) {
+        if (!super.optimizeNames(names, constants4))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants3);
+        this.iteration = optimizeExpr(this.iteration, names, constants4);
         return this;
       }
       get names() {
@@ -8357,10 +8356,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants3) {
-        if (!super.optimizeNames(names, constants3))
+      optimizeNames(names, constants4) {
+        if (!super.optimizeNames(names, constants4))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants3);
+        this.iterable = optimizeExpr(this.iterable, names, constants4);
         return this;
       }
       get names() {
@@ -8402,11 +8401,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         var _a2, _b;
-        super.optimizeNames(names, constants3);
-        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants3);
+        super.optimizeNames(names, constants4);
+        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants4);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants4);
         return this;
       }
       get names() {
@@ -8707,7 +8706,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants3) {
+    function optimizeExpr(expr, names, constants4) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -8722,14 +8721,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c4 = constants3[n.str];
+        const c4 = constants4[n.str];
         if (c4 === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c4;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants3[c4.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants4[c4.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -9984,26 +9983,26 @@ var require_resolve = __commonJS({
         addAnchor.call(this, sch.$anchor);
         addAnchor.call(this, sch.$dynamicAnchor);
         baseIds[jsonPtr] = innerBaseId;
-        function addRef(ref) {
+        function addRef(ref2) {
           const _resolve = this.opts.uriResolver.resolve;
-          ref = normalizeId(innerBaseId ? _resolve(innerBaseId, ref) : ref);
-          if (schemaRefs.has(ref))
-            throw ambiguos(ref);
-          schemaRefs.add(ref);
-          let schOrRef = this.refs[ref];
+          ref2 = normalizeId(innerBaseId ? _resolve(innerBaseId, ref2) : ref2);
+          if (schemaRefs.has(ref2))
+            throw ambiguos(ref2);
+          schemaRefs.add(ref2);
+          let schOrRef = this.refs[ref2];
           if (typeof schOrRef == "string")
             schOrRef = this.refs[schOrRef];
           if (typeof schOrRef == "object") {
-            checkAmbiguosRef(sch, schOrRef.schema, ref);
-          } else if (ref !== normalizeId(fullPath)) {
-            if (ref[0] === "#") {
-              checkAmbiguosRef(sch, localRefs[ref], ref);
-              localRefs[ref] = sch;
+            checkAmbiguosRef(sch, schOrRef.schema, ref2);
+          } else if (ref2 !== normalizeId(fullPath)) {
+            if (ref2[0] === "#") {
+              checkAmbiguosRef(sch, localRefs[ref2], ref2);
+              localRefs[ref2] = sch;
             } else {
-              this.refs[ref] = fullPath;
+              this.refs[ref2] = fullPath;
             }
           }
-          return ref;
+          return ref2;
         }
         function addAnchor(anchor) {
           if (typeof anchor == "string") {
@@ -10014,12 +10013,12 @@ var require_resolve = __commonJS({
         }
       });
       return localRefs;
-      function checkAmbiguosRef(sch1, sch2, ref) {
+      function checkAmbiguosRef(sch1, sch2, ref2) {
         if (sch2 !== void 0 && !equal(sch1, sch2))
-          throw ambiguos(ref);
+          throw ambiguos(ref2);
       }
-      function ambiguos(ref) {
-        return new Error(`reference "${ref}" resolves to more than one schema`);
+      function ambiguos(ref2) {
+        return new Error(`reference "${ref2}" resolves to more than one schema`);
       }
     }
     exports.getSchemaRefs = getSchemaRefs;
@@ -10557,9 +10556,9 @@ var require_ref_error = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     var resolve_1 = require_resolve();
     var MissingRefError = class extends Error {
-      constructor(resolver, baseId, ref, msg) {
-        super(msg || `can't resolve reference ${ref} from id ${baseId}`);
-        this.missingRef = (0, resolve_1.resolveUrl)(resolver, baseId, ref);
+      constructor(resolver, baseId, ref2, msg) {
+        super(msg || `can't resolve reference ${ref2} from id ${baseId}`);
+        this.missingRef = (0, resolve_1.resolveUrl)(resolver, baseId, ref2);
         this.missingSchema = (0, resolve_1.normalizeId)((0, resolve_1.getFullPath)(resolver, this.missingRef));
       }
     };
@@ -10685,22 +10684,22 @@ var require_compile = __commonJS({
       }
     }
     exports.compileSchema = compileSchema;
-    function resolveRef(root, baseId, ref) {
+    function resolveRef(root, baseId, ref2) {
       var _a2;
-      ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, ref);
-      const schOrFunc = root.refs[ref];
+      ref2 = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, ref2);
+      const schOrFunc = root.refs[ref2];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve4.call(this, root, ref);
+      let _sch = resolve4.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema = (_a2 = root.localRefs) === null || _a2 === void 0 ? void 0 : _a2[ref];
+        const schema = (_a2 = root.localRefs) === null || _a2 === void 0 ? void 0 : _a2[ref2];
         const { schemaId } = this.opts;
         if (schema)
           _sch = new SchemaEnv({ schema, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
-      return root.refs[ref] = inlineOrCompile.call(this, _sch);
+      return root.refs[ref2] = inlineOrCompile.call(this, _sch);
     }
     exports.resolveRef = resolveRef;
     function inlineOrCompile(sch) {
@@ -10718,14 +10717,14 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s22) {
       return s1.schema === s22.schema && s1.root === s22.root && s1.baseId === s22.baseId;
     }
-    function resolve4(root, ref) {
+    function resolve4(root, ref2) {
       let sch;
-      while (typeof (sch = this.refs[ref]) == "string")
-        ref = sch;
-      return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
+      while (typeof (sch = this.refs[ref2]) == "string")
+        ref2 = sch;
+      return sch || this.schemas[ref2] || resolveSchema.call(this, root, ref2);
     }
-    function resolveSchema(root, ref) {
-      const p2 = this.opts.uriResolver.parse(ref);
+    function resolveSchema(root, ref2) {
+      const p2 = this.opts.uriResolver.parse(ref2);
       const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p2);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
@@ -10743,7 +10742,7 @@ var require_compile = __commonJS({
         return;
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
-      if (id === (0, resolve_1.normalizeId)(ref)) {
+      if (id === (0, resolve_1.normalizeId)(ref2)) {
         const { schema } = schOrRef;
         const { schemaId } = this.opts;
         const schId = schema[schemaId];
@@ -10969,8 +10968,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path22) {
-      let input = path22;
+    function removeDotSegments(path28) {
+      let input = path28;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -11044,11 +11043,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path22) {
-      if (path22 === "" || path22[0] === "/") {
-        return removeDotSegments(path22);
+    function removeDotSegmentsRelative(path28) {
+      if (path28 === "" || path28[0] === "/") {
+        return removeDotSegments(path28);
       }
-      const segments = path22.split("/");
+      const segments = path28.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11078,8 +11077,8 @@ var require_utils = __commonJS({
     var HOST_DELIMS = { "@": "%40", "/": "%2F", "?": "%3F", "#": "%23", ":": "%3A" };
     var HOST_DELIM_RE = /[@/?#:]/g;
     var HOST_DELIM_NO_COLON_RE = /[@/?#]/g;
-    function reescapeHostDelimiters(host, isIP2) {
-      const re = isIP2 ? HOST_DELIM_NO_COLON_RE : HOST_DELIM_RE;
+    function reescapeHostDelimiters(host, isIP3) {
+      const re = isIP3 ? HOST_DELIM_NO_COLON_RE : HOST_DELIM_RE;
       re.lastIndex = 0;
       return host.replace(re, (ch) => HOST_DELIMS[ch]);
     }
@@ -11411,8 +11410,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path22 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path22 && path22 !== "/" ? path22 : void 0;
+        const path28 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path28 && path28 !== "/" ? path28 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -11578,7 +11577,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize2(uri, options), options);
+        parse5(serialize3(uri, options), options);
       }
       return uri;
     }
@@ -11616,13 +11615,13 @@ var require_fast_uri = __commonJS({
         throw new Error(resolved.error);
       }
       schemelessOptions.skipEscape = true;
-      return serialize2(resolved, schemelessOptions);
+      return serialize3(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize2(base, options), options);
-        relative5 = parse4(serialize2(relative5, options), options);
+        base = parse5(serialize3(base, options), options);
+        relative5 = parse5(serialize3(relative5, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative5.scheme) {
@@ -11677,7 +11676,7 @@ var require_fast_uri = __commonJS({
       const normalizedB = normalizeComparableURI(uriB, options);
       return normalizedA !== void 0 && normalizedB !== void 0 && normalizedA === normalizedB;
     }
-    function serialize2(cmpts, opts) {
+    function serialize3(cmpts, opts) {
       const component = {
         host: cmpts.host,
         scheme: cmpts.scheme,
@@ -11776,12 +11775,12 @@ var require_fast_uri = __commonJS({
       const host = matches[4];
       return hasMalformedPercentEncoding(matches[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches[6]) || hasMalformedPercentEncoding(matches[7]) || hasMalformedPercentEncoding(matches[8]);
     }
-    function canonicalizeHost(parsed, options, schemeHandler, isIP2) {
-      if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP2)) {
+    function canonicalizeHost(parsed, options, schemeHandler, isIP3) {
+      if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP3)) {
         parsed.error = parsed.error || MALFORMED_HOST_ERROR;
         return true;
       }
-      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed.host && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP2 === false && nonSimpleDomain(parsed.host)) {
+      if (!options.unicodeSupport && (!schemeHandler || !schemeHandler.unicodeSupport) && parsed.host && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && isIP3 === false && nonSimpleDomain(parsed.host)) {
         let url;
         try {
           url = new URL("http://" + parsed.host);
@@ -11797,9 +11796,9 @@ var require_fast_uri = __commonJS({
       }
       return false;
     }
-    function hasForbiddenDomainHost(parsed, options, schemeHandler, isIP2) {
+    function hasForbiddenDomainHost(parsed, options, schemeHandler, isIP3) {
       return Boolean(
-        parsed.host && isIP2 === false && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed.host)
+        parsed.host && isIP3 === false && !isIPLiteral(parsed.host) && (options.domainHost || schemeHandler && schemeHandler.domainHost) && FORBIDDEN_DOMAIN_HOST_CHARACTER.test(parsed.host)
       );
     }
     function isHostOnlyURL(url) {
@@ -11822,7 +11821,7 @@ var require_fast_uri = __commonJS({
       let malformedHost = false;
       let malformedIPLiteral = false;
       let malformedScheme = false;
-      let isIP2 = false;
+      let isIP3 = false;
       if (options.reference === "suffix") {
         if (options.scheme) {
           uri = options.scheme + ":" + uri;
@@ -11884,15 +11883,15 @@ var require_fast_uri = __commonJS({
             const bracketedIPLiteral = isIPLiteral(parsed.host);
             const hasIPLiteralBracket = parsed.host.indexOf("[") !== -1 || parsed.host.indexOf("]") !== -1;
             const ipv6result = normalizeIPv6(parsed.host);
-            isIP2 = ipv6result.isIPV6 || ipv6result.isIPVFuture === true;
+            isIP3 = ipv6result.isIPV6 || ipv6result.isIPVFuture === true;
             malformedIPLiteral = hasIPLiteralBracket && (!bracketedIPLiteral || ipv6result.error === true);
-            parsed.host = isIP2 ? ipv6result.host : ipv6result.host.toLowerCase();
+            parsed.host = isIP3 ? ipv6result.host : ipv6result.host.toLowerCase();
             if (malformedIPLiteral) {
               parsed.error = parsed.error || MALFORMED_HOST_ERROR;
               malformedAuthorityOrPort = true;
             }
           } else {
-            isIP2 = true;
+            isIP3 = true;
           }
         }
         if (parsed.scheme === void 0 && parsed.userinfo === void 0 && parsed.host === void 0 && parsed.port === void 0 && parsed.query === void 0 && !parsed.path) {
@@ -11909,14 +11908,14 @@ var require_fast_uri = __commonJS({
         }
         const schemeHandler = getSchemeHandler(options.scheme || parsed.scheme);
         if (!malformedIPLiteral) {
-          malformedHost = canonicalizeHost(parsed, options, schemeHandler, isIP2);
+          malformedHost = canonicalizeHost(parsed, options, schemeHandler, isIP3);
         }
         if (uri.indexOf("%") !== -1 && parsed.host !== void 0 && !malformedIPLiteral) {
-          let host = isIP2 ? parsed.host : normalizePercentEncoding(parsed.host, true);
-          if (!isIP2) {
+          let host = isIP3 ? parsed.host : normalizePercentEncoding(parsed.host, true);
+          if (!isIP3) {
             host = normalizePercentEncoding(host.toLowerCase());
           }
-          parsed.host = isIP2 || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP2) : host;
+          parsed.host = isIP3 || options.scheme !== "null" ? reescapeHostDelimiters(host, isIP3) : host;
         }
         if (!schemeHandler || schemeHandler && !schemeHandler.skipNormalize) {
           if (parsed.path) {
@@ -11940,7 +11939,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse4(uri, opts) {
+    function parse5(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -11949,7 +11948,7 @@ var require_fast_uri = __commonJS({
     function normalizeStringWithStatus(uri, opts) {
       const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize2(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize3(parsed, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -11963,7 +11962,7 @@ var require_fast_uri = __commonJS({
       }
       let value2;
       try {
-        value2 = typeof uri === "string" ? uri : serialize2(uri, opts);
+        value2 = typeof uri === "string" ? uri : serialize3(uri, opts);
       } catch {
         return void 0;
       }
@@ -11976,8 +11975,8 @@ var require_fast_uri = __commonJS({
       resolve: resolve4,
       resolveComponent,
       equal,
-      serialize: serialize2,
-      parse: parse4
+      serialize: serialize3,
+      parse: parse5
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -12196,26 +12195,26 @@ var require_core = __commonJS({
             return _compileAsync.call(this, sch);
           }
         }
-        function checkLoaded({ missingSchema: ref, missingRef }) {
-          if (this.refs[ref]) {
-            throw new Error(`AnySchema ${ref} is loaded but ${missingRef} cannot be resolved`);
+        function checkLoaded({ missingSchema: ref2, missingRef }) {
+          if (this.refs[ref2]) {
+            throw new Error(`AnySchema ${ref2} is loaded but ${missingRef} cannot be resolved`);
           }
         }
-        async function loadMissingSchema(ref) {
-          const _schema = await _loadSchema.call(this, ref);
-          if (!this.refs[ref])
+        async function loadMissingSchema(ref2) {
+          const _schema = await _loadSchema.call(this, ref2);
+          if (!this.refs[ref2])
             await loadMetaSchema.call(this, _schema.$schema);
-          if (!this.refs[ref])
-            this.addSchema(_schema, ref, meta);
+          if (!this.refs[ref2])
+            this.addSchema(_schema, ref2, meta);
         }
-        async function _loadSchema(ref) {
-          const p2 = this._loading[ref];
+        async function _loadSchema(ref2) {
+          const p2 = this._loading[ref2];
           if (p2)
             return p2;
           try {
-            return await (this._loading[ref] = loadSchema(ref));
+            return await (this._loading[ref2] = loadSchema(ref2));
           } finally {
-            delete this._loading[ref];
+            delete this._loading[ref2];
           }
         }
       }
@@ -14202,11 +14201,11 @@ var require_dynamicRef = __commonJS({
       schemaType: "string",
       code: (cxt) => dynamicRef(cxt, cxt.schema)
     };
-    function dynamicRef(cxt, ref) {
+    function dynamicRef(cxt, ref2) {
       const { gen, keyword, it } = cxt;
-      if (ref[0] !== "#")
+      if (ref2[0] !== "#")
         throw new Error(`"${keyword}" only supports hash fragment reference`);
-      const anchor = ref.slice(1);
+      const anchor = ref2.slice(1);
       if (it.allErrors) {
         _dynamicRef();
       } else {
@@ -14699,12 +14698,12 @@ var require_discriminator = __commonJS({
           for (let i2 = 0; i2 < oneOf.length; i2++) {
             let sch = oneOf[i2];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
-              const ref = sch.$ref;
-              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
+              const ref2 = sch.$ref;
+              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
               if (sch instanceof compile_1.SchemaEnv)
                 sch = sch.schema;
               if (sch === void 0)
-                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref);
+                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref2);
             }
             const propSch = (_a2 = sch === null || sch === void 0 ? void 0 : sch.properties) === null || _a2 === void 0 ? void 0 : _a2[tagName];
             if (typeof propSch != "object") {
@@ -15250,18 +15249,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path22 = pointerPath(error.instancePath);
+  const path28 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path22, keyword: error.keyword, message: schemaMessage(error, path22) };
+  const issue = { path: path28, keyword: error.keyword, message: schemaMessage(error, path28) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path22, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path28, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path22, at: "key" };
+      return { ...issue, linePath: path28, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path22, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path28, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path22, at: "value" };
+      return { ...issue, linePath: path28, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -16288,7 +16287,7 @@ function toConfig(raw, cwd) {
       nativeKind: raw.api?.["native-kind"] ?? API_DEFAULTS.nativeKind,
       retryBudgetSeconds: raw.api?.["retry-budget"] ?? API_DEFAULTS.retryBudgetSeconds
     },
-    sources: raw.sources.map((s3) => toSource(s3, cwd)),
+    sources: raw.sources.map((s3) => toSource(s3, cwd, raw.parameters)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
     ...raw["allowed-hosts"] === void 0 ? {} : { allowedHosts: raw["allowed-hosts"] },
@@ -16307,10 +16306,12 @@ function toLeaderElection(raw) {
     leaseDurationMs: durationMs(raw["lease-duration"] ?? d.leaseDuration),
     renewDeadlineMs: durationMs(raw["renew-deadline"] ?? d.renewDeadline),
     retryPeriodMs: durationMs(raw["retry-period"] ?? d.retryPeriod),
-    ...raw.address === void 0 ? {} : { address: raw.address.replace(/\/+$/, "") }
+    ...raw.address === void 0 ? {} : { address: raw.address.replace(/\/+$/, "") },
+    ...raw["forward-to-loopback"] === void 0 ? {} : { forwardToLoopback: raw["forward-to-loopback"] }
   };
 }
-function toSource(raw, cwd) {
+function toSource(raw, cwd, parameters) {
+  const allowed = raw.parameters ?? parameters;
   return {
     ...sourceDefaults(raw.name, raw.organization),
     path: raw.path === void 0 ? null : path.resolve(cwd, raw.path),
@@ -16322,10 +16323,15 @@ function toSource(raw, cwd) {
     allowEmpty: raw["allow-empty"] ?? false,
     adopt: raw.adopt ?? false,
     ...raw["strict-imports"] === true ? { strictImports: true } : {},
+    ...raw.evidence === void 0 ? {} : { evidence: toEvidence(raw.evidence) },
     maxAgentPools: raw["max-agent-pools"] ?? 1,
     passTimeoutSeconds: raw["pass-timeout"] ?? 600,
-    ...raw["sync-windows"] === void 0 ? {} : { syncWindows: raw["sync-windows"].map(toSyncWindow) }
+    ...raw["sync-windows"] === void 0 ? {} : { syncWindows: raw["sync-windows"].map(toSyncWindow) },
+    ...allowed === void 0 ? {} : { parameters: toParameters(allowed, cwd) }
   };
+}
+function toParameters(raw, cwd) {
+  return { env: raw.env ?? [], files: raw.files === void 0 ? null : path.resolve(cwd, raw.files), reserved: { env: [], files: [] } };
 }
 function toNotification(raw, cwd) {
   return {
@@ -16360,7 +16366,10 @@ function sourceDefaults(name, organization) {
     passTimeoutSeconds: 600
   };
 }
-var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, DEFAULT_API_CONCURRENCY, API_DEFAULTS, LEADER_ELECTION_DEFAULTS;
+function toEvidence(raw) {
+  return { windowMs: Number.parseInt(raw.window ?? "30d", 10) * DAY_MS, maxRequests: raw["max-requests"] ?? 500 };
+}
+var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, DEFAULT_API_CONCURRENCY, API_DEFAULTS, LEADER_ELECTION_DEFAULTS, DAY_MS;
 var init_to_config = __esm({
   "src/config/to-config.ts"() {
     "use strict";
@@ -16381,6 +16390,7 @@ var init_to_config = __esm({
       retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS
     };
     LEADER_ELECTION_DEFAULTS = { leaseName: "policy-pool-sync", leaseDuration: "15s", renewDeadline: "10s", retryPeriod: "2s" };
+    DAY_MS = 864e5;
   }
 });
 
@@ -16388,13 +16398,13 @@ var init_to_config = __esm({
 function leaderElectionProblems(value2) {
   if (typeof value2 !== "object" || value2 === null) return [];
   const raw = value2;
-  const at = (key) => ["leader-election", key];
+  const at3 = (key) => ["leader-election", key];
   const problems2 = [];
   if (raw.store === "etcd" && (raw.endpoints ?? []).length === 0) {
     problems2.push({ path: ["leader-election"], message: `${keyLabel(["leader-election"])} with store "etcd" needs "endpoints": etcd's client URLs, e.g. [http://127.0.0.1:2379]` });
   }
   if (raw.store === "kubernetes" && raw.endpoints !== void 0) {
-    problems2.push({ path: at("endpoints"), message: `${keyLabel(at("endpoints"))} is for store "etcd"; the kubernetes store talks to the pod's own API server: remove it` });
+    problems2.push({ path: at3("endpoints"), message: `${keyLabel(at3("endpoints"))} is for store "etcd"; the kubernetes store talks to the pod's own API server: remove it` });
   }
   (Array.isArray(raw.endpoints) ? raw.endpoints : []).forEach((endpoint, index) => {
     if (typeof endpoint === "string" && /^https?:\/\/[^/]*@/.test(endpoint)) {
@@ -16406,23 +16416,23 @@ function leaderElectionProblems(value2) {
   const renew = durationMs(raw["renew-deadline"] ?? d.renewDeadline);
   const retry = durationMs(raw["retry-period"] ?? d.retryPeriod);
   if ([lease, renew, retry].some(Number.isNaN)) return problems2;
-  if (lease < LEASE_DURATION_BOUNDS.minMs) problems2.push({ path: at("lease-duration"), message: `${keyLabel(at("lease-duration"))} "${String(raw["lease-duration"])}" is shorter than 1s` });
+  if (lease < LEASE_DURATION_BOUNDS.minMs) problems2.push({ path: at3("lease-duration"), message: `${keyLabel(at3("lease-duration"))} "${String(raw["lease-duration"])}" is shorter than 1s` });
   if (lease > LEASE_DURATION_BOUNDS.maxMs) {
-    problems2.push({ path: at("lease-duration"), message: `${keyLabel(at("lease-duration"))} "${String(raw["lease-duration"])}" is longer than ${LEASE_DURATION_BOUNDS.maxMs / 6e4}m: a standby would wait that long after a leader failed` });
+    problems2.push({ path: at3("lease-duration"), message: `${keyLabel(at3("lease-duration"))} "${String(raw["lease-duration"])}" is longer than ${LEASE_DURATION_BOUNDS.maxMs / 6e4}m: a standby would wait that long after a leader failed` });
   }
   if (renew >= lease) {
     problems2.push({
-      path: at("renew-deadline"),
-      message: `${keyLabel(at("renew-deadline"))} (${renew / 1e3}s) must be shorter than lease-duration (${lease / 1e3}s): the leader must stop before a standby may take over`
+      path: at3("renew-deadline"),
+      message: `${keyLabel(at3("renew-deadline"))} (${renew / 1e3}s) must be shorter than lease-duration (${lease / 1e3}s): the leader must stop before a standby may take over`
     });
   }
   if (retry * 1.2 >= renew) {
     problems2.push({
-      path: at("retry-period"),
-      message: `${keyLabel(at("retry-period"))} (${retry / 1e3}s) must be well under renew-deadline (${renew / 1e3}s), so that a failed renewal is tried again before the deadline`
+      path: at3("retry-period"),
+      message: `${keyLabel(at3("retry-period"))} (${retry / 1e3}s) must be well under renew-deadline (${renew / 1e3}s), so that a failed renewal is tried again before the deadline`
     });
   }
-  if (retry < MIN_RETRY_PERIOD_MS) problems2.push({ path: at("retry-period"), message: `${keyLabel(at("retry-period"))} "${String(raw["retry-period"])}" is shorter than ${MIN_RETRY_PERIOD_MS}ms` });
+  if (retry < MIN_RETRY_PERIOD_MS) problems2.push({ path: at3("retry-period"), message: `${keyLabel(at3("retry-period"))} "${String(raw["retry-period"])}" is shorter than ${MIN_RETRY_PERIOD_MS}ms` });
   return problems2;
 }
 var LEASE_DURATION_BOUNDS, MIN_RETRY_PERIOD_MS;
@@ -16434,6 +16444,147 @@ var init_leader_election_checks = __esm({
     init_to_config();
     LEASE_DURATION_BOUNDS = { minMs: 1e3, maxMs: 60 * 6e4 };
     MIN_RETRY_PERIOD_MS = 100;
+  }
+});
+
+// src/redact.ts
+function learnSecrets(secrets) {
+  const before = learned.size;
+  for (const secret of secrets) learned.add(secret);
+  if (learned.size !== before) learnedForms = formsOf(learned);
+}
+function formsOf(secrets) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  return [...forms].sort((a, b3) => b3.length - a.length);
+}
+function createRedactor(secrets, options = {}) {
+  const known = formsOf(secrets);
+  const withLearned = options.learned === true;
+  return (text2) => {
+    let out = text2;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    if (withLearned) {
+      for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    }
+    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
+  };
+}
+function secretsInUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const secrets = [...url.searchParams.values()];
+  if (password !== "") secrets.push(password, url.password);
+  else if (user !== "") secrets.push(user, url.username);
+  if (user !== "" || password !== "") secrets.push(Buffer.from(`${user}:${password}`).toString("base64"));
+  return secrets;
+}
+function savedUrl(url) {
+  return createRedactor(secretsInUrl(url))(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)\*\*\*@/i, "$1");
+}
+function redactValue(value2, redact) {
+  return JSON.parse(redact(JSON.stringify(value2)));
+}
+function safeErrorMessage(error) {
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
+}
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FIELDS, learned, learnedForms;
+var init_redact = __esm({
+  "src/redact.ts"() {
+    "use strict";
+    HIDDEN = "***";
+    MIN_SECRET = 4;
+    USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
+    QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
+    AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
+    SECRET_LOG_FIELDS = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
+    learned = /* @__PURE__ */ new Set();
+    learnedForms = [];
+  }
+});
+
+// src/config/secrets.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+function ownSecretSources(config) {
+  const env = [...SECRET_ENV, ...PROXY_ENV, ...CREDENTIAL_ENV];
+  const files = [...HOST_FOLDERS, SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR.replace(/^\/var/, "")];
+  if (config === null) return { env, files };
+  env.push(config.webhookSecretEnv);
+  if (config.api.tokenFile !== null) files.push(config.api.tokenFile);
+  for (const receiver of config.notifications ?? []) {
+    env.push(...[receiver.secretEnv, receiver.urlEnv].filter((name) => name !== null));
+    if (receiver.urlFile !== null) files.push(receiver.urlFile);
+  }
+  return { env: [...new Set(env)], files: [...new Set(files)] };
+}
+function withOwnSecrets(config) {
+  const reserved = ownSecretSources(config);
+  return { ...config, sources: config.sources.map((source) => source.parameters === void 0 ? source : { ...source, parameters: { ...source.parameters, reserved } }) };
+}
+function knownSecrets(config, env) {
+  const secrets = [];
+  const fromEnv2 = (name) => {
+    const value2 = env[name]?.trim();
+    if (value2 !== void 0 && value2 !== "") secrets.push(value2);
+  };
+  for (const name of SECRET_ENV) fromEnv2(name);
+  for (const name of PROXY_ENV) secrets.push(...secretsInUrl(env[name] ?? ""));
+  if (config === null) return secrets;
+  fromEnv2(config.webhookSecretEnv);
+  if (config.api.tokenFile !== null) secrets.push(...fileText(config.api.tokenFile));
+  secrets.push(...secretsInUrl(config.api.url));
+  for (const source of config.sources) if (source.git !== null) secrets.push(...secretsInUrl(source.git.url));
+  for (const receiver of config.notifications ?? []) {
+    if (receiver.secretEnv !== null) fromEnv2(receiver.secretEnv);
+    const urls = receiver.urlEnv !== null ? [env[receiver.urlEnv]?.trim() ?? ""] : receiver.urlFile !== null ? fileText(receiver.urlFile) : [];
+    const secretPath = receiver.type === "slack" || receiver.type === "webhook";
+    for (const url of urls.filter((u) => u !== "")) secrets.push(url, ...secretsInUrl(url), ...secretPath ? pathOf(url) : []);
+  }
+  return secrets;
+}
+function fileText(file) {
+  try {
+    return [readFileSync2(file, "utf8").trim()];
+  } catch {
+    return [];
+  }
+}
+function pathOf(url) {
+  try {
+    const { pathname } = new URL(url);
+    return pathname.length > 1 ? [pathname] : [];
+  } catch {
+    return [];
+  }
+}
+var SECRET_ENV, PROXY_ENV, CREDENTIAL_ENV, SERVICE_ACCOUNT_DIR, HOST_FOLDERS;
+var init_secrets = __esm({
+  "src/config/secrets.ts"() {
+    "use strict";
+    init_redact();
+    SECRET_ENV = ["API_TOKEN", "CONTROL_TOKEN", "STATUS_TOKEN", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
+    PROXY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+    CREDENTIAL_ENV = ["GIT_CONFIG_*", "API_BASE_URL", "LEADER_ELECTION_*"];
+    SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+    HOST_FOLDERS = ["/proc", "/sys", "/dev"];
   }
 });
 
@@ -16472,11 +16623,11 @@ function tokenProblem(token) {
   for (let i2 = 0; i2 < token.length; i2 += 1) {
     const code = token.charCodeAt(i2);
     if (code >= 33 && code <= 126) continue;
-    const at = `at character ${i2 + 1} of ${token.length}`;
-    if (code === 10 || code === 13) return `contains a line break ${at}`;
-    if (code === 32 || code === 9) return `contains a space ${at}`;
-    if (code < 32 || code === 127) return `contains a control character ${at}`;
-    return `contains a non-ASCII character ${at} (a typographic quote or dash from a copy-paste?)`;
+    const at3 = `at character ${i2 + 1} of ${token.length}`;
+    if (code === 10 || code === 13) return `contains a line break ${at3}`;
+    if (code === 32 || code === 9) return `contains a space ${at3}`;
+    if (code < 32 || code === 127) return `contains a control character ${at3}`;
+    return `contains a non-ASCII character ${at3} (a typographic quote or dash from a copy-paste?)`;
   }
   return null;
 }
@@ -16486,6 +16637,41 @@ var init_token = __esm({
     "use strict";
     init_errors();
     MIN_ENDPOINT_SECRET_LENGTH = 16;
+  }
+});
+
+// src/config/parameter-allowance.ts
+import path5 from "node:path";
+function parameterPatternProblem(pattern) {
+  if (pattern === "*") return '"*" would let the repo read every variable of the runner: name a variable, or a prefix ending in * (POLICY_PARAM_*)';
+  return PATTERN.test(pattern) ? null : `"${pattern}" is not a variable name, nor a prefix ending in * (POLICY_PARAM_*)`;
+}
+function matchesPattern(name, pattern) {
+  return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+}
+function envRefusal(name, allowance) {
+  const reserved = [...NO_PARAMETERS.reserved.env, ...allowance.reserved.env];
+  if (reserved.some((pattern) => matchesPattern(name, pattern))) return `{env: ${name}} names a secret this tool reads for itself; a parameter never reads it`;
+  if (allowance.env.some((pattern) => matchesPattern(name, pattern))) return null;
+  return `{env: ${name}} is not allowed: the operator allows what a parameter may read (${ALLOW_ENV} ${name}, or parameters.env in the config)`;
+}
+function isUnder(file, folder) {
+  const relative5 = path5.relative(folder, file);
+  return relative5 === "" || !relative5.startsWith("..") && !path5.isAbsolute(relative5);
+}
+function isNeverReadable(file, allowance) {
+  return [...NO_PARAMETERS.reserved.files, ...allowance.reserved.files].some((reserved) => isUnder(file, reserved));
+}
+var NO_PARAMETERS, PATTERN, ALLOW_ENV, ALLOW_FILES, NO_FOLDER;
+var init_parameter_allowance = __esm({
+  "src/config/parameter-allowance.ts"() {
+    "use strict";
+    init_secrets();
+    NO_PARAMETERS = { env: [], files: null, reserved: ownSecretSources(null) };
+    PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+    ALLOW_ENV = "--parameter-env";
+    ALLOW_FILES = "--parameter-files";
+    NO_FOLDER = `no folder is allowed: the operator allows one (${ALLOW_FILES} DIR, or parameters.files in the config)`;
   }
 });
 
@@ -16774,8 +16960,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path22 = req.path;
-        _req.url = typeof path22 === "string" ? path22 : req.url ? req.url.path || req.url : void 0;
+        const path28 = req.path;
+        _req.url = typeof path28 === "string" ? path28 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -16940,14 +17126,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path22) {
+    function parsePath(path28) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path22.length; i2++) {
-        const char = path22[i2];
+      for (let i2 = 0; i2 < path28.length; i2++) {
+        const char = path28[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17078,10 +17264,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path22 of paths) {
-        const parts = parsePath(path22);
+      for (const path28 of paths) {
+        const parts = parsePath(path28);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path22, remove2);
+          redactWildcardPath(obj, parts, censor, path28, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17166,8 +17352,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path22) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path22];
+            const wrappedCensor = typeof censor === "function" ? (value2, path28) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path28];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17202,8 +17388,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path22 of pathsToClone) {
-        const parts = parsePath(path22);
+      for (const path28 of pathsToClone) {
+        const parts = parsePath(path28);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -17255,24 +17441,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path22) {
-      if (typeof path22 !== "string") {
+    function validatePath(path28) {
+      if (typeof path28 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path22 === "") {
+      if (path28 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path22.includes("..")) {
-        throw new Error(`Invalid redaction path (${path22})`);
+      if (path28.includes("..")) {
+        throw new Error(`Invalid redaction path (${path28})`);
       }
-      if (path22.includes(",")) {
-        throw new Error(`Invalid redaction path (${path22})`);
+      if (path28.includes(",")) {
+        throw new Error(`Invalid redaction path (${path28})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path22.length; i2++) {
-        const char = path22[i2];
+      for (let i2 = 0; i2 < path28.length; i2++) {
+        const char = path28[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -17286,27 +17472,27 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path22})`);
+            throw new Error(`Invalid redaction path (${path28})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path22})`);
+        throw new Error(`Invalid redaction path (${path28})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path22 of paths) {
-        validatePath(path22);
+      for (const path28 of paths) {
+        validatePath(path28);
       }
     }
     function slowRedact(options = {}) {
       const {
         paths = [],
         censor = "[REDACTED]",
-        serialize: serialize2 = JSON.stringify,
+        serialize: serialize3 = JSON.stringify,
         strict = true,
         remove: remove2 = false
       } = options;
@@ -17315,10 +17501,10 @@ var require_redact = __commonJS({
       return function redact(obj) {
         if (strict && (obj === null || typeof obj !== "object")) {
           if (obj === null || obj === void 0) {
-            return serialize2 ? serialize2(obj) : obj;
+            return serialize3 ? serialize3(obj) : obj;
           }
           if (typeof obj !== "object") {
-            return serialize2 ? serialize2(obj) : obj;
+            return serialize3 ? serialize3(obj) : obj;
           }
         }
         const cloned = selectiveClone(obj, pathStructure);
@@ -17328,14 +17514,14 @@ var require_redact = __commonJS({
           actualCensor = censor;
         }
         redactPaths(cloned, paths, actualCensor, remove2);
-        if (serialize2 === false) {
+        if (serialize3 === false) {
           cloned.restore = function() {
             return deepClone(original);
           };
           return cloned;
         }
-        if (typeof serialize2 === "function") {
-          return serialize2(cloned);
+        if (typeof serialize3 === "function") {
+          return serialize3(cloned);
         }
         return JSON.stringify(cloned);
       };
@@ -17424,7 +17610,7 @@ var require_redaction = __commonJS({
     var rx = /[^.[\]]+|\[([^[\]]*?)\]/g;
     var CENSOR = "[Redacted]";
     var strict = false;
-    function redaction(opts, serialize2) {
+    function redaction(opts, serialize3) {
       const { paths, censor, remove: remove2 } = handle(opts);
       const shape = paths.reduce((o2, str2) => {
         rx.lastIndex = 0;
@@ -17458,22 +17644,22 @@ var require_redaction = __commonJS({
         return o2;
       }, {});
       const result = {
-        [redactFmtSym]: Redact({ paths, censor, serialize: serialize2, strict, remove: remove2 })
+        [redactFmtSym]: Redact({ paths, censor, serialize: serialize3, strict, remove: remove2 })
       };
       const topCensor = (...args) => {
-        return typeof censor === "function" ? serialize2(censor(...args)) : serialize2(censor);
+        return typeof censor === "function" ? serialize3(censor(...args)) : serialize3(censor);
       };
       return [...Object.keys(shape), ...Object.getOwnPropertySymbols(shape)].reduce((o2, k3) => {
         if (shape[k3] === null) {
           o2[k3] = (value2) => topCensor(value2, [k3]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path22) => {
-            return censor(value2, [k3, ...path22]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path28) => {
+            return censor(value2, [k3, ...path28]);
           } : censor;
           o2[k3] = Redact({
             paths: shape[k3],
             censor: wrappedCensor,
-            serialize: serialize2,
+            serialize: serialize3,
             strict,
             remove: remove2
           });
@@ -17686,10 +17872,10 @@ var require_atomic_sleep = __commonJS({
 var require_sonic_boom = __commonJS({
   "node_modules/sonic-boom/index.js"(exports, module) {
     "use strict";
-    var fs2 = __require("fs");
+    var fs = __require("fs");
     var EventEmitter4 = __require("events");
     var inherits = __require("util").inherits;
-    var path22 = __require("path");
+    var path28 = __require("path");
     var sleep = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -17743,20 +17929,20 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs2.mkdirSync(path22.dirname(file), { recursive: true });
-          const fd = fs2.openSync(file, flags, mode);
+          if (sonic.mkdir) fs.mkdirSync(path28.dirname(file), { recursive: true });
+          const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
           fileOpened(err);
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs2.mkdir(path22.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path28.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
-          fs2.open(file, flags, mode, fileOpened);
+          fs.open(file, flags, mode, fileOpened);
         });
       } else {
-        fs2.open(file, flags, mode, fileOpened);
+        fs.open(file, flags, mode, fileOpened);
       }
     }
     function SonicBoom(opts) {
@@ -17797,8 +17983,8 @@ var require_sonic_boom = __commonJS({
         this.flush = flushBuffer;
         this.flushSync = flushBufferSync;
         this._actualWrite = actualWriteBuffer;
-        fsWriteSync = () => fs2.writeSync(this.fd, this._writingBuf);
-        fsWrite = () => fs2.write(this.fd, this._writingBuf, this.release);
+        fsWriteSync = () => fs.writeSync(this.fd, this._writingBuf);
+        fsWrite = () => fs.write(this.fd, this._writingBuf, this.release);
       } else if (contentMode === void 0 || contentMode === kContentModeUtf8) {
         this._writingBuf = "";
         this.write = write;
@@ -17807,15 +17993,15 @@ var require_sonic_boom = __commonJS({
         this._actualWrite = actualWrite;
         fsWriteSync = () => {
           if (Buffer.isBuffer(this._writingBuf)) {
-            return fs2.writeSync(this.fd, this._writingBuf);
+            return fs.writeSync(this.fd, this._writingBuf);
           }
-          return fs2.writeSync(this.fd, this._writingBuf, "utf8");
+          return fs.writeSync(this.fd, this._writingBuf, "utf8");
         };
         fsWrite = () => {
           if (Buffer.isBuffer(this._writingBuf)) {
-            return fs2.write(this.fd, this._writingBuf, this.release);
+            return fs.write(this.fd, this._writingBuf, this.release);
           }
-          return fs2.write(this.fd, this._writingBuf, "utf8", this.release);
+          return fs.write(this.fd, this._writingBuf, "utf8", this.release);
         };
       } else {
         throw new Error(`SonicBoom supports "${kContentModeUtf8}" and "${kContentModeBuffer}", but passed ${contentMode}`);
@@ -17872,7 +18058,7 @@ var require_sonic_boom = __commonJS({
           }
         }
         if (this._fsync) {
-          fs2.fsyncSync(this.fd);
+          fs.fsyncSync(this.fd);
         }
         const len = this._len;
         if (this._reopening) {
@@ -17986,7 +18172,7 @@ var require_sonic_boom = __commonJS({
       const onDrain = () => {
         if (!this._fsync) {
           try {
-            fs2.fsync(this.fd, (err) => {
+            fs.fsync(this.fd, (err) => {
               this._flushPending = false;
               cb(err);
             });
@@ -18088,7 +18274,7 @@ var require_sonic_boom = __commonJS({
       const fd = this.fd;
       this.once("ready", () => {
         if (fd !== this.fd) {
-          fs2.close(fd, (err) => {
+          fs.close(fd, (err) => {
             if (err) {
               return this.emit("error", err);
             }
@@ -18137,7 +18323,7 @@ var require_sonic_boom = __commonJS({
           buf = this._bufs[0];
         }
         try {
-          const n = Buffer.isBuffer(buf) ? fs2.writeSync(this.fd, buf) : fs2.writeSync(this.fd, buf, "utf8");
+          const n = Buffer.isBuffer(buf) ? fs.writeSync(this.fd, buf) : fs.writeSync(this.fd, buf, "utf8");
           const releasedBufObj = releaseWritingBuf(buf, this._len, n);
           buf = releasedBufObj.writingBuf;
           this._len = releasedBufObj.len;
@@ -18153,7 +18339,7 @@ var require_sonic_boom = __commonJS({
         }
       }
       try {
-        fs2.fsyncSync(this.fd);
+        fs.fsyncSync(this.fd);
       } catch {
       }
     }
@@ -18174,7 +18360,7 @@ var require_sonic_boom = __commonJS({
           buf = mergeBuf(this._bufs[0], this._lens[0]);
         }
         try {
-          const n = fs2.writeSync(this.fd, buf);
+          const n = fs.writeSync(this.fd, buf);
           buf = buf.subarray(n);
           this._len = Math.max(this._len - n, 0);
           if (buf.length <= 0) {
@@ -18202,13 +18388,13 @@ var require_sonic_boom = __commonJS({
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
-          const written = Buffer.isBuffer(this._writingBuf) ? fs2.writeSync(this.fd, this._writingBuf) : fs2.writeSync(this.fd, this._writingBuf, "utf8");
+          const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
           release2(null, written);
         } catch (err) {
           release2(err);
         }
       } else {
-        fs2.write(this.fd, this._writingBuf, release2);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
@@ -18217,7 +18403,7 @@ var require_sonic_boom = __commonJS({
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
-          const written = fs2.writeSync(this.fd, this._writingBuf);
+          const written = fs.writeSync(this.fd, this._writingBuf);
           release2(null, written);
         } catch (err) {
           release2(err);
@@ -18226,7 +18412,7 @@ var require_sonic_boom = __commonJS({
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs2.write(this.fd, this._writingBuf, release2);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -18242,12 +18428,12 @@ var require_sonic_boom = __commonJS({
       sonic._lens = [];
       assert(typeof sonic.fd === "number", `sonic.fd must be a number, got ${typeof sonic.fd}`);
       try {
-        fs2.fsync(sonic.fd, closeWrapped);
+        fs.fsync(sonic.fd, closeWrapped);
       } catch {
       }
       function closeWrapped() {
         if (sonic.fd !== 1 && sonic.fd !== 2) {
-          fs2.close(sonic.fd, done);
+          fs.close(sonic.fd, done);
         } else {
           done();
         }
@@ -18309,18 +18495,18 @@ var require_on_exit_leak_free = __commonJS({
       callRefs("beforeExit");
     }
     function callRefs(event) {
-      for (const ref of refs2[event]) {
-        const obj = ref.deref();
-        const fn = ref.fn;
+      for (const ref2 of refs2[event]) {
+        const obj = ref2.deref();
+        const fn = ref2.fn;
         if (obj !== void 0) {
           fn(obj, event);
         }
       }
       refs2[event] = [];
     }
-    function clear(ref) {
+    function clear(ref2) {
       for (const event of ["exit", "beforeExit"]) {
-        const index = refs2[event].indexOf(ref);
+        const index = refs2[event].indexOf(ref2);
         refs2[event].splice(index, index + 1);
         uninstall(event);
       }
@@ -18330,11 +18516,11 @@ var require_on_exit_leak_free = __commonJS({
         throw new Error("the object can't be undefined");
       }
       install(event);
-      const ref = new WeakRef(obj);
-      ref.fn = fn;
+      const ref2 = new WeakRef(obj);
+      ref2.fn = fn;
       ensureRegistry();
-      registry.register(obj, ref);
-      refs2[event].push(ref);
+      registry.register(obj, ref2);
+      refs2[event].push(ref2);
     }
     function register(obj, fn) {
       _register("exit", obj, fn);
@@ -18348,8 +18534,8 @@ var require_on_exit_leak_free = __commonJS({
       }
       registry.unregister(obj);
       for (const event of ["exit", "beforeExit"]) {
-        refs2[event] = refs2[event].filter((ref) => {
-          const _obj = ref.deref();
+        refs2[event] = refs2[event].filter((ref2) => {
+          const _obj = ref2.deref();
           return _obj && _obj !== obj;
         });
         uninstall(event);
@@ -18505,7 +18691,7 @@ var require_thread_stream = __commonJS({
     "use strict";
     var { version } = require_package();
     var { EventEmitter: EventEmitter4 } = __require("events");
-    var { Worker } = __require("worker_threads");
+    var { Worker: Worker2 } = __require("worker_threads");
     var { join: join4 } = __require("path");
     var { pathToFileURL } = __require("url");
     var { wait } = require_wait();
@@ -18540,17 +18726,17 @@ var require_thread_stream = __commonJS({
     };
     var FinalizationRegistry2 = process.env.NODE_V8_COVERAGE ? FakeFinalizationRegistry : global.FinalizationRegistry || FakeFinalizationRegistry;
     var WeakRef2 = process.env.NODE_V8_COVERAGE ? FakeWeakRef : global.WeakRef || FakeWeakRef;
-    var registry = new FinalizationRegistry2((worker) => {
-      if (worker.exited) {
+    var registry = new FinalizationRegistry2((worker2) => {
+      if (worker2.exited) {
         return;
       }
-      worker.terminate();
+      worker2.terminate();
     });
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
       const toExecute = bundlerOverrides["thread-stream-worker"] || join4(__dirname, "lib", "worker.js");
-      const worker = new Worker(toExecute, {
+      const worker2 = new Worker2(toExecute, {
         ...opts.workerOpts,
         trackUnmanagedFds: false,
         workerData: {
@@ -18565,11 +18751,11 @@ var require_thread_stream = __commonJS({
           }
         }
       });
-      worker.stream = new FakeWeakRef(stream);
-      worker.on("message", onWorkerMessage);
-      worker.on("exit", onWorkerExit);
-      registry.register(stream, worker);
-      return worker;
+      worker2.stream = new FakeWeakRef(stream);
+      worker2.on("message", onWorkerMessage);
+      worker2.on("exit", onWorkerExit);
+      registry.register(stream, worker2);
+      return worker2;
     }
     function drain(stream) {
       assert(!stream[kImpl].sync);
@@ -19004,7 +19190,7 @@ var require_transport = __commonJS({
       stream.flushSync();
     }
     function transport(fullOptions) {
-      const { pipeline, targets, levels: levels2, dedupe, worker = {}, caller = getCallers(), sync = false } = fullOptions;
+      const { pipeline, targets, levels: levels2, dedupe, worker: worker2 = {}, caller = getCallers(), sync = false } = fullOptions;
       const options = {
         ...fullOptions.options
       };
@@ -19048,7 +19234,7 @@ var require_transport = __commonJS({
         options.dedupe = dedupe;
       }
       options.pinoWillSendConfig = true;
-      return buildStream(fixTarget(target), options, worker, sync);
+      return buildStream(fixTarget(target), options, worker2, sync);
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
         if (isAbsolute3(origin) || origin.indexOf("file://") === 0) {
@@ -20636,7 +20822,7 @@ var require_multistream = __commonJS({
 var require_pino = __commonJS({
   "node_modules/pino/pino.js"(exports, module) {
     "use strict";
-    var os = __require("node:os");
+    var os2 = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
     var caller = require_caller();
     var redaction = require_redaction();
@@ -20683,7 +20869,7 @@ var require_pino = __commonJS({
     } = symbols;
     var { epochTime, nullTime } = time;
     var { pid } = process;
-    var hostname2 = os.hostname();
+    var hostname2 = os2.hostname();
     var defaultErrorSerializer = stdSerializers.err;
     var defaultOptions3 = {
       level: "info",
@@ -20882,8 +21068,8 @@ var require_colorette = __commonJS({
     var isColorSupported = !isDisabled && (isForced || isWindows2 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string, close, replace, head = string.substring(0, index) + replace, tail = string.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
     var clearBleed = (index, string, open5, close, replace) => index < 0 ? open5 + string + close : open5 + replaceClose(index, string, close, replace) + close;
-    var filterEmpty = (open5, close, replace = open5, at = open5.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
-      ("" + string).indexOf(close, at),
+    var filterEmpty = (open5, close, replace = open5, at3 = open5.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
+      ("" + string).indexOf(close, at3),
       string,
       open5,
       close,
@@ -21060,12 +21246,12 @@ var require_wrappy = __commonJS({
 var require_once = __commonJS({
   "node_modules/once/once.js"(exports, module) {
     var wrappy = require_wrappy();
-    module.exports = wrappy(once);
+    module.exports = wrappy(once2);
     module.exports.strict = wrappy(onceStrict);
-    once.proto = once(function() {
+    once2.proto = once2(function() {
       Object.defineProperty(Function.prototype, "once", {
         value: function() {
-          return once(this);
+          return once2(this);
         },
         configurable: true
       });
@@ -21076,7 +21262,7 @@ var require_once = __commonJS({
         configurable: true
       });
     });
-    function once(fn) {
+    function once2(fn) {
       var f2 = function() {
         if (f2.called) return f2.value;
         f2.called = true;
@@ -21103,7 +21289,7 @@ var require_once = __commonJS({
 // node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
   "node_modules/end-of-stream/index.js"(exports, module) {
-    var once = require_once();
+    var once2 = require_once();
     var noop = function() {
     };
     var qnt = global.Bare ? queueMicrotask : process.nextTick.bind(process);
@@ -21116,7 +21302,7 @@ var require_end_of_stream = __commonJS({
     var eos = function(stream, opts, callback) {
       if (typeof opts === "function") return eos(stream, null, opts);
       if (!opts) opts = {};
-      callback = once(callback || noop);
+      callback = once2(callback || noop);
       var ws = stream._writableState;
       var rs = stream._readableState;
       var readable = opts.readable || opts.readable !== false && stream.readable;
@@ -21186,11 +21372,11 @@ var require_end_of_stream = __commonJS({
 // node_modules/pump/index.js
 var require_pump = __commonJS({
   "node_modules/pump/index.js"(exports, module) {
-    var once = require_once();
+    var once2 = require_once();
     var eos = require_end_of_stream();
-    var fs2;
+    var fs;
     try {
-      fs2 = __require("fs");
+      fs = __require("fs");
     } catch (e) {
     }
     var noop = function() {
@@ -21201,14 +21387,14 @@ var require_pump = __commonJS({
     };
     var isFS = function(stream) {
       if (!ancient) return false;
-      if (!fs2) return false;
-      return (stream instanceof (fs2.ReadStream || noop) || stream instanceof (fs2.WriteStream || noop)) && isFn(stream.close);
+      if (!fs) return false;
+      return (stream instanceof (fs.ReadStream || noop) || stream instanceof (fs.WriteStream || noop)) && isFn(stream.close);
     };
     var isRequest = function(stream) {
       return stream.setHeader && isFn(stream.abort);
     };
     var destroyer = function(stream, reading, writing, callback) {
-      callback = once(callback);
+      callback = once2(callback);
       var closed = false;
       stream.on("close", function() {
         closed = true;
@@ -21643,10 +21829,10 @@ var require_colors = __commonJS({
 var require_sonic_boom2 = __commonJS({
   "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports, module) {
     "use strict";
-    var fs2 = __require("node:fs");
+    var fs = __require("node:fs");
     var EventEmitter4 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path22 = __require("node:path");
+    var path28 = __require("node:path");
     var assert = __require("node:assert");
     var sleep = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -21717,20 +21903,20 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs2.mkdirSync(path22.dirname(file), { recursive: true });
-          const fd = fs2.openSync(file, flags, mode);
+          if (sonic.mkdir) fs.mkdirSync(path28.dirname(file), { recursive: true });
+          const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
           fileOpened(err);
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs2.mkdir(path22.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path28.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
-          fs2.open(file, flags, mode, fileOpened);
+          fs.open(file, flags, mode, fileOpened);
         });
       } else {
-        fs2.open(file, flags, mode, fileOpened);
+        fs.open(file, flags, mode, fileOpened);
       }
     }
     function SonicBoom(opts) {
@@ -21777,8 +21963,8 @@ var require_sonic_boom2 = __commonJS({
         this.flush = flushBuffer;
         this.flushSync = flushBufferSync;
         this._actualWrite = actualWriteBuffer;
-        fsWriteSync = () => fs2.writeSync(this.fd, this._writingBuf);
-        fsWrite = () => fs2.write(this.fd, this._writingBuf, this.release);
+        fsWriteSync = () => fs.writeSync(this.fd, this._writingBuf);
+        fsWrite = () => fs.write(this.fd, this._writingBuf, this.release);
       } else if (contentMode === void 0 || contentMode === kContentModeUtf8) {
         this._writingBuf = "";
         this.write = write;
@@ -21787,15 +21973,15 @@ var require_sonic_boom2 = __commonJS({
         this._actualWrite = actualWrite;
         fsWriteSync = () => {
           if (Buffer.isBuffer(this._writingBuf)) {
-            return fs2.writeSync(this.fd, this._writingBuf);
+            return fs.writeSync(this.fd, this._writingBuf);
           }
-          return fs2.writeSync(this.fd, this._writingBuf, "utf8");
+          return fs.writeSync(this.fd, this._writingBuf, "utf8");
         };
         fsWrite = () => {
           if (Buffer.isBuffer(this._writingBuf)) {
-            return fs2.write(this.fd, this._writingBuf, this.release);
+            return fs.write(this.fd, this._writingBuf, this.release);
           }
-          return fs2.write(this.fd, this._writingBuf, "utf8", this.release);
+          return fs.write(this.fd, this._writingBuf, "utf8", this.release);
         };
       } else {
         throw new Error(`SonicBoom supports "${kContentModeUtf8}" and "${kContentModeBuffer}", but passed ${contentMode}`);
@@ -21879,7 +22065,7 @@ var require_sonic_boom2 = __commonJS({
           }
         }
         if (this._fsync) {
-          fs2.fsyncSync(this.fd);
+          fs.fsyncSync(this.fd);
         }
         const len = this._len;
         if (this._reopening) {
@@ -22053,7 +22239,7 @@ var require_sonic_boom2 = __commonJS({
         flushing = true;
         if (!this._fsync && !this.destroyed) {
           try {
-            fs2.fsync(this.fd, (err2) => {
+            fs.fsync(this.fd, (err2) => {
               if (isIgnorableFsyncError(err2)) {
                 complete();
                 return;
@@ -22156,7 +22342,7 @@ var require_sonic_boom2 = __commonJS({
       const fd = this.fd;
       this.once("ready", () => {
         if (fd !== this.fd) {
-          fs2.close(fd, (err) => {
+          fs.close(fd, (err) => {
             if (err) {
               return this.emit("error", err);
             }
@@ -22237,7 +22423,7 @@ var require_sonic_boom2 = __commonJS({
             buf = this._bufs[0];
           }
           try {
-            const n = Buffer.isBuffer(buf) ? fs2.writeSync(this.fd, buf) : fs2.writeSync(this.fd, buf, "utf8");
+            const n = Buffer.isBuffer(buf) ? fs.writeSync(this.fd, buf) : fs.writeSync(this.fd, buf, "utf8");
             this._writeRetries = 0;
             const releasedBufObj = releaseWritingBuf(buf, this._len, n);
             buf = releasedBufObj.writingBuf;
@@ -22261,7 +22447,7 @@ var require_sonic_boom2 = __commonJS({
         if (state === kFlushSyncRetry) endFlushSyncRetry(this);
       }
       try {
-        fs2.fsyncSync(this.fd);
+        fs.fsyncSync(this.fd);
       } catch {
       }
     }
@@ -22279,7 +22465,7 @@ var require_sonic_boom2 = __commonJS({
             buf = mergeBuf(this._bufs[0], this._lens[0]);
           }
           try {
-            const n = fs2.writeSync(this.fd, buf);
+            const n = fs.writeSync(this.fd, buf);
             this._writeRetries = 0;
             buf = buf.subarray(n);
             this._len = Math.max(this._len - n, 0);
@@ -22319,13 +22505,13 @@ var require_sonic_boom2 = __commonJS({
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
-          const written = Buffer.isBuffer(this._writingBuf) ? fs2.writeSync(this.fd, this._writingBuf) : fs2.writeSync(this.fd, this._writingBuf, "utf8");
+          const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
           release2(null, written);
         } catch (err) {
           release2(err);
         }
       } else {
-        fs2.write(this.fd, this._writingBuf, release2);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
@@ -22334,7 +22520,7 @@ var require_sonic_boom2 = __commonJS({
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
-          const written = fs2.writeSync(this.fd, this._writingBuf);
+          const written = fs.writeSync(this.fd, this._writingBuf);
           release2(null, written);
         } catch (err) {
           release2(err);
@@ -22343,7 +22529,7 @@ var require_sonic_boom2 = __commonJS({
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs2.write(this.fd, this._writingBuf, release2);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -22374,12 +22560,12 @@ var require_sonic_boom2 = __commonJS({
       }
       assert(typeof sonic.fd === "number", `sonic.fd must be a number, got ${typeof sonic.fd}`);
       try {
-        fs2.fsync(sonic.fd, closeWrapped);
+        fs.fsync(sonic.fd, closeWrapped);
       } catch {
       }
       function closeWrapped() {
         if (sonic.fd !== 1 && sonic.fd !== 2) {
-          fs2.close(sonic.fd, done);
+          fs.close(sonic.fd, done);
         } else {
           done();
         }
@@ -24047,7 +24233,7 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse4(text2, reviver, options) {
+    function parse5(text2, reviver, options) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
@@ -24069,9 +24255,9 @@ var require_secure_json_parse = __commonJS({
       }
       return result;
     }
-    module.exports = parse4;
-    module.exports.default = parse4;
-    module.exports.parse = parse4;
+    module.exports = parse5;
+    module.exports.default = parse5;
+    module.exports.parse = parse5;
     module.exports.safeParse = safeParse;
     module.exports.scan = filter;
   }
@@ -24345,77 +24531,6 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// src/redact.ts
-function learnSecrets(secrets) {
-  const before = learned.size;
-  for (const secret of secrets) learned.add(secret);
-  if (learned.size !== before) learnedForms = formsOf(learned);
-}
-function formsOf(secrets) {
-  const forms = /* @__PURE__ */ new Set();
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET) continue;
-    forms.add(secret);
-    forms.add(encodeURIComponent(secret));
-    forms.add(JSON.stringify(secret).slice(1, -1));
-  }
-  return [...forms].sort((a, b3) => b3.length - a.length);
-}
-function createRedactor(secrets) {
-  const known = formsOf(secrets);
-  return (text2) => {
-    let out = text2;
-    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
-    for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
-    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
-  };
-}
-function secretsInUrl(raw) {
-  let url;
-  try {
-    url = new URL(raw);
-  } catch {
-    return [];
-  }
-  const user = decode(url.username);
-  const password = decode(url.password);
-  const secrets = [...url.searchParams.values()];
-  if (password !== "") secrets.push(password, url.password);
-  else if (user !== "") secrets.push(user, url.username);
-  if (user !== "" || password !== "") secrets.push(Buffer.from(`${user}:${password}`).toString("base64"));
-  return secrets;
-}
-function savedUrl(url) {
-  return createRedactor(secretsInUrl(url))(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)\*\*\*@/i, "$1");
-}
-function redactValue(value2, redact) {
-  return JSON.parse(redact(JSON.stringify(value2)));
-}
-function safeErrorMessage(error) {
-  return createRedactor([])(error instanceof Error ? error.message : String(error));
-}
-function decode(part) {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FIELDS, learned, learnedForms;
-var init_redact = __esm({
-  "src/redact.ts"() {
-    "use strict";
-    HIDDEN = "***";
-    MIN_SECRET = 4;
-    USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
-    QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
-    AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
-    SECRET_LOG_FIELDS = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
-    learned = /* @__PURE__ */ new Set();
-    learnedForms = [];
-  }
-});
-
 // src/logger.ts
 import { writeSync } from "node:fs";
 function createLogger(options = {}) {
@@ -24431,6 +24546,8 @@ function createLogger(options = {}) {
       base: { name: "policy-pool-sync" },
       timestamp: import_pino.stdTimeFunctions.isoTime,
       redact: { paths: SECRET_LOG_FIELDS, censor: "***" },
+      // Seconds and ratios to three decimals in both formats: `0.079`, never `0.0786589710000003`.
+      formatters: { log: rounded },
       hooks: { streamWrite: options.redact ?? createRedactor([]) }
     },
     out
@@ -24449,7 +24566,7 @@ function prettyLines(sink, color) {
   const format = import_pino_pretty.default.prettyFactory({ colorize: color, translateTime: "SYS:yyyy-mm-dd HH:MM:ss.l", ignore: "pid,hostname,name", singleLine: true });
   return {
     write(line) {
-      sink.write(format(rounded(JSON.parse(line))));
+      sink.write(format(JSON.parse(line)));
     }
   };
 }
@@ -24581,9 +24698,9 @@ var init_progress = __esm({
 });
 
 // src/version.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 function packageVersion() {
-  cached ??= EMBEDDED?.version ?? JSON.parse(readFileSync2(new URL("../package.json", import.meta.url), "utf8")).version;
+  cached ??= EMBEDDED?.version ?? JSON.parse(readFileSync3(new URL("../package.json", import.meta.url), "utf8")).version;
   return cached;
 }
 function userAgent() {
@@ -24616,7 +24733,7 @@ var init_action_advice = __esm({
   "src/cli/action-advice.ts"() {
     "use strict";
     SWITCHES = ["force", "allow-empty", "adopt", "prune"];
-    VALUES = ["max-agent-pools", "timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
+    VALUES = ["max-agent-pools", "timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir", "native-kind", "parameter-env", "parameter-files", "out", "plan"];
   }
 });
 
@@ -24642,11 +24759,16 @@ function planFindings(plans, dirs) {
     const prefix = plans.length > 1 ? `source "${plan.name}": ` : "";
     const dir = dirs.get(plan.name);
     const errors = plan.plan === null ? plan.errors : plan.plan.errors;
+    const declaredOnly = plan.plan === null && plan.unreadable === "declared";
+    const located = (text2) => dir === void 0 ? null : declaredOnly ? fileProblem(text2, dir) : declaredFileProblem(text2, dir);
     for (const error of errors) {
-      const problem = plan.plan === null && plan.unreadable === "declared" && dir !== void 0 ? fileProblem(error, dir) : null;
+      const problem = located(error);
       findings.push(problem === null ? { level: "error", message: `${prefix}${error}` } : { level: "error", ...problem });
     }
-    for (const warning of plan.plan?.warnings ?? []) findings.push({ level: "warning", message: `${prefix}${warning}` });
+    for (const warning of plan.plan?.warnings ?? []) {
+      const problem = located(warning);
+      findings.push(problem === null ? { level: "warning", message: `${prefix}${warning}` } : { level: "warning", ...problem });
+    }
   }
   return findings;
 }
@@ -24654,7 +24776,13 @@ function fileProblem(text2, dir) {
   const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text2);
   if (match === null || match[1].includes(" ")) return null;
   const file = isAbsolute(match[1]) ? match[1] : join(dir, match[1]);
-  return { file: relative(process.cwd(), file) || ".", ...match[2] === void 0 ? {} : { line: Number(match[2]) }, message: match[3] };
+  const shown2 = relative(process.cwd(), file);
+  const inside = shown2 !== "" && !shown2.startsWith("..") && !isAbsolute(shown2);
+  return { file: inside ? shown2 : shown2 === "" ? "." : file, ...match[2] === void 0 ? {} : { line: Number(match[2]) }, message: match[3] };
+}
+function declaredFileProblem(text2, dir) {
+  const head = /^([^\s:]+\.(?:ya?ml|native|sentinel|rego|hcl))(?::\d+)?: /.exec(text2);
+  return head === null ? null : fileProblem(text2, dir);
 }
 function workflowCommand(f2) {
   const properties = [
@@ -24680,59 +24808,12 @@ var init_error_lines = __esm({
   }
 });
 
-// src/config/secrets.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-function knownSecrets(config, env) {
-  const secrets = [];
-  const fromEnv2 = (name) => {
-    const value2 = env[name]?.trim();
-    if (value2 !== void 0 && value2 !== "") secrets.push(value2);
-  };
-  for (const name of SECRET_ENV) fromEnv2(name);
-  for (const name of PROXY_ENV) secrets.push(...secretsInUrl(env[name] ?? ""));
-  if (config === null) return secrets;
-  fromEnv2(config.webhookSecretEnv);
-  if (config.api.tokenFile !== null) secrets.push(...fileText(config.api.tokenFile));
-  secrets.push(...secretsInUrl(config.api.url));
-  for (const source of config.sources) if (source.git !== null) secrets.push(...secretsInUrl(source.git.url));
-  for (const receiver of config.notifications ?? []) {
-    if (receiver.secretEnv !== null) fromEnv2(receiver.secretEnv);
-    const urls = receiver.urlEnv !== null ? [env[receiver.urlEnv]?.trim() ?? ""] : receiver.urlFile !== null ? fileText(receiver.urlFile) : [];
-    const secretPath = receiver.type === "slack" || receiver.type === "webhook";
-    for (const url of urls.filter((u) => u !== "")) secrets.push(url, ...secretsInUrl(url), ...secretPath ? pathOf(url) : []);
-  }
-  return secrets;
-}
-function fileText(file) {
-  try {
-    return [readFileSync3(file, "utf8").trim()];
-  } catch {
-    return [];
-  }
-}
-function pathOf(url) {
-  try {
-    const { pathname } = new URL(url);
-    return pathname.length > 1 ? [pathname] : [];
-  } catch {
-    return [];
-  }
-}
-var SECRET_ENV, PROXY_ENV;
-var init_secrets = __esm({
-  "src/config/secrets.ts"() {
-    "use strict";
-    init_redact();
-    SECRET_ENV = ["API_TOKEN", "CONTROL_TOKEN", "STATUS_TOKEN", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
-    PROXY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
-  }
-});
-
 // src/plan/refs.ts
 function policySpec(policy) {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
   const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
-  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+  const rollout = policy.rolloutRecord ?? null;
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code, ...rollout === null ? {} : { rollout: { ...rollout } } };
 }
 function livePolicyRef(policy) {
   const { code: _text, policySetIds, ...rest } = policy;
@@ -24766,7 +24847,7 @@ function liveAgentRef(agent) {
   return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
 }
 function policySetSpec(set) {
-  const { name: _name, content, scope, parameters, ...rest } = set;
+  const { name: _name, lines: _lines, content, scope, parameters, ...rest } = set;
   const copy = (ids) => ids === null ? null : [...ids];
   return {
     ...rest,
@@ -24877,10 +24958,10 @@ function countLines(chunk, afterCr, normalised) {
   return ends;
 }
 function cutCharacter(chunk, from) {
-  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
-    const byte = chunk[at];
+  for (let at3 = chunk.length - 1; at3 >= Math.max(from, chunk.length - 3); at3 -= 1) {
+    const byte = chunk[at3];
     if ((byte & 192) === 128) continue;
-    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
+    return at3 + sequenceLength(byte) > chunk.length ? at3 : chunk.length;
   }
   return chunk.length;
 }
@@ -24894,6 +24975,9 @@ function scanText(text2) {
   const scan = createCodeScan();
   scan.update(Buffer.from(text2, "utf8"));
   return scan.finish();
+}
+function codeDigest(code) {
+  return scanText(code).codeDigest;
 }
 function codeSummary(code) {
   if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
@@ -24947,7 +25031,7 @@ function savedRefusal(errors) {
   return null;
 }
 function checkSavedChanges(saved, fresh, pairing) {
-  const refused = [];
+  const refused2 = [];
   const changes = /* @__PURE__ */ new Set();
   const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
@@ -24959,11 +25043,11 @@ function checkSavedChanges(saved, fresh, pairing) {
     }
     const what = `${change.action} ${change.resource} "${change.name}"`;
     const stale = staleness(change, pairing);
-    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
-    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${(differences ?? []).join(", ")})`);
+    if (stale !== null) refused2.push(`stale: ${what}: ${stale}`);
+    else if (match === void 0 || changes.has(match)) refused2.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else refused2.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${(differences ?? []).join(", ")})`);
   }
-  if (refused.length > 0) return { changes: null, refused };
+  if (refused2.length > 0) return { changes: null, refused: refused2 };
   return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
 }
 function changeKey(change) {
@@ -24985,11 +25069,16 @@ function differingKeys(now, saved) {
   return keys.filter((key) => canonical(a[key]) !== canonical(b3[key]));
 }
 function comparable(change) {
-  const { reason: _reason, ...rest } = change.resource === "policy-set" ? withoutContentFiles(change) : change;
+  const { reason: _reason, evidence: _evidence, ...rest } = withoutScopeNames(change.resource === "policy-set" ? withoutContentFiles(change) : change);
   return rest.resource === "agent" ? rest : { ...rest, declared: comparableSpec(rest.declared) };
 }
 function withoutContentFiles(change) {
   const { contentFiles: _files, ...rest } = change;
+  return rest;
+}
+function withoutScopeNames(change) {
+  if (change.resource !== "policy-set" && change.resource !== "agent-pool") return change;
+  const { scope: _scope, ...rest } = change;
   return rest;
 }
 function comparableSpec(spec) {
@@ -25026,10 +25115,10 @@ function staleness(change, pairing) {
 function pairFor(change, pairs) {
   return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
 }
-function liveProblem(change, current, ref) {
+function liveProblem(change, current, ref2) {
   if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
   if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(ref(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
+  return same(ref2(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
 }
 function declaredProblem(saved, now, spec) {
   if (saved === null) return null;
@@ -25137,30 +25226,30 @@ function isNullBranch(error) {
   return error.keyword === "type" && /\/(anyOf|oneOf)\/0\/type$/.test(error.schemaPath) && error.data !== null;
 }
 function worded(error, document2) {
-  const path22 = pointerPath(error.instancePath);
-  const [where, rest] = place(path22, document2);
+  const path28 = pointerPath(error.instancePath);
+  const [where, rest] = place(path28, document2);
   const label = rest.length === 0 ? [where.length === 0 ? "the plan" : "the change"] : rest;
-  const resource = changeAt(path22, document2)?.["resource"];
+  const resource = changeAt(path28, document2)?.["resource"];
   if (error.keyword === "false schema") return `${where}${keyLabel(label)} is not a key of a change of ${quoted(resource)}`;
   if (error.keyword === "not") return `${where}the change has "outcome": a saved plan is made by --dry-run, not by --reconcile`;
   const message = schemaMessage(error, label);
   return `${where}${error.keyword === "type" ? message.replace(/, not (.*)$/, `, not ${describeValue(error.data)}${typeWord(error.data)}`) : message}`;
 }
-function place(path22, document2) {
-  if (path22[0] !== "sources" || typeof path22[1] !== "number") return ["", path22];
-  const source = isRecord(document2) && Array.isArray(document2["sources"]) ? document2["sources"][path22[1]] : void 0;
-  const sourceName = isRecord(source) && typeof source["name"] === "string" ? `source "${source["name"]}": ` : `source ${path22[1] + 1}: `;
-  if (path22[2] !== "changes" || typeof path22[3] !== "number") return [sourceName, path22.slice(2)];
-  const change = changeAt(path22, document2);
-  const name = change !== void 0 && typeof change["name"] === "string" ? `the change of ${quoted(change["resource"])} "${change["name"]}": ` : `the change ${path22[3] + 1} (it has no name): `;
-  return [`${sourceName}${name}`, path22.slice(4)];
+function place(path28, document2) {
+  if (path28[0] !== "sources" || typeof path28[1] !== "number") return ["", path28];
+  const source = isRecord(document2) && Array.isArray(document2["sources"]) ? document2["sources"][path28[1]] : void 0;
+  const sourceName = isRecord(source) && typeof source["name"] === "string" ? `source "${source["name"]}": ` : `source ${path28[1] + 1}: `;
+  if (path28[2] !== "changes" || typeof path28[3] !== "number") return [sourceName, path28.slice(2)];
+  const change = changeAt(path28, document2);
+  const name = change !== void 0 && typeof change["name"] === "string" ? `the change of ${quoted(change["resource"])} "${change["name"]}": ` : `the change ${path28[3] + 1} (it has no name): `;
+  return [`${sourceName}${name}`, path28.slice(4)];
 }
-function changeAt(path22, document2) {
-  if (path22[0] !== "sources" || typeof path22[1] !== "number" || path22[2] !== "changes" || typeof path22[3] !== "number") return void 0;
+function changeAt(path28, document2) {
+  if (path28[0] !== "sources" || typeof path28[1] !== "number" || path28[2] !== "changes" || typeof path28[3] !== "number") return void 0;
   const sources = isRecord(document2) ? document2["sources"] : void 0;
-  const source = Array.isArray(sources) ? sources[path22[1]] : void 0;
+  const source = Array.isArray(sources) ? sources[path28[1]] : void 0;
   const changes = isRecord(source) ? source["changes"] : void 0;
-  const change = Array.isArray(changes) ? changes[path22[3]] : void 0;
+  const change = Array.isArray(changes) ? changes[path28[3]] : void 0;
   return isRecord(change) ? change : void 0;
 }
 function typeWord(value2) {
@@ -25189,13 +25278,13 @@ var init_saved_plan_file = __esm({
 });
 
 // src/cli/saved-run.ts
-import path4 from "node:path";
+import path6 from "node:path";
 function savedRun(config, sources, flags) {
   return {
     api_url: savedUrl(config.api.url),
     ...config.api.nativeKind === null ? {} : { native_kind: config.api.nativeKind },
     legacy_enforce: config.api.legacyEnforce,
-    sources: sources.map((source) => ({ ...authority(source, flags), path: source.path === null ? null : path4.resolve(source.path) }))
+    sources: sources.map((source) => ({ ...authority(source, flags), path: source.path === null ? null : path6.resolve(source.path) }))
   };
 }
 function authority(source, flags) {
@@ -25291,8 +25380,8 @@ function renderLeadership(leadership) {
   return `standby: this replica (${identity}) does not sync; ${leader}${store}
 `;
 }
-function renderStatus(status) {
-  return `${status.leadership === null ? "" : renderLeadership(status.leadership)}${renderStatusTable(status.sources)}`;
+function renderStatus(status2) {
+  return `${status2.leadership === null ? "" : renderLeadership(status2.leadership)}${renderStatusTable(status2.sources)}`;
 }
 function renderStatusTable(rows) {
   const table = [
@@ -26445,14 +26534,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path22 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path28 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path22 && path22[0] !== "/") {
-          path22 = `/${path22}`;
+        if (path28 && path28[0] !== "/") {
+          path28 = `/${path28}`;
         }
-        return new URL(`${origin}${path22}`);
+        return new URL(`${origin}${path28}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -27287,9 +27376,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path22, origin }
+            request: { method, path: path28, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path22);
+          debugLog("sending request to %s %s%s", method, origin, path28);
         }
       );
     }
@@ -27307,14 +27396,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path22, origin },
+            request: { method, path: path28, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path22,
+            path28,
             statusCode
           );
         }
@@ -27323,23 +27412,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path22, origin }
+            request: { method, path: path28, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path22);
+          debugLog("trailers received from %s %s%s", method, origin, path28);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path22, origin },
+            request: { method, path: path28, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path22,
+            path28,
             error.message
           );
         }
@@ -27454,7 +27543,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path22,
+        path: path28,
         method,
         body,
         headers,
@@ -27471,11 +27560,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path22 !== "string") {
+        if (typeof path28 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path22[0] !== "/" && !(path22.startsWith("http://") || path22.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path28[0] !== "/" && !(path28.startsWith("http://") || path28.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path22)) {
+        } else if (invalidPathRegex.test(path28)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -27550,7 +27639,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path22, query) : path22;
+        this.path = query ? serializePathWithQuery(path28, query) : path28;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -28200,15 +28289,15 @@ var require_connect = __commonJS({
           if (this._sessionCache.size < this._maxCachedSessions) {
             return;
           }
-          const ref = this._sessionCache.get(key);
-          if (ref !== void 0 && ref.deref() === void 0) {
+          const ref2 = this._sessionCache.get(key);
+          if (ref2 !== void 0 && ref2.deref() === void 0) {
             this._sessionCache.delete(key);
           }
         });
       }
       get(sessionKey) {
-        const ref = this._sessionCache.get(sessionKey);
-        return ref ? ref.deref() : null;
+        const ref2 = this._sessionCache.get(sessionKey);
+        return ref2 ? ref2.deref() : null;
       }
       set(sessionKey, session) {
         if (this._maxCachedSessions === 0) {
@@ -28218,8 +28307,8 @@ var require_connect = __commonJS({
           this._sessionCache.delete(sessionKey);
         } else if (this._sessionCache.size >= this._maxCachedSessions) {
           let evicted = false;
-          for (const [key, ref] of this._sessionCache) {
-            if (ref.deref() === void 0) {
+          for (const [key, ref2] of this._sessionCache) {
+            if (ref2.deref() === void 0) {
               this._sessionCache.delete(key);
               evicted = true;
               break;
@@ -31980,7 +32069,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols2();
-    var constants3 = require_constants4();
+    var constants4 = require_constants4();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -32021,7 +32110,7 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p2, at, len) => {
+          wasm_on_url: (p2, at3, len) => {
             return 0;
           },
           /**
@@ -32030,9 +32119,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p2, at, len) => {
+          wasm_on_status: (p2, at3, len) => {
             assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at3 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -32049,9 +32138,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p2, at, len) => {
+          wasm_on_header_field: (p2, at3, len) => {
             assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at3 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -32060,9 +32149,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p2, at, len) => {
+          wasm_on_header_value: (p2, at3, len) => {
             assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at3 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -32082,9 +32171,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p2, at, len) => {
+          wasm_on_body: (p2, at3, len) => {
             assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at3 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -32116,7 +32205,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -32212,11 +32301,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret2 !== constants3.ERROR.OK) {
+          if (ret2 !== constants4.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret2 === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret2 === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret2 === constants3.ERROR.PAUSED) {
+            } else if (ret2 === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -32239,10 +32328,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret2 === constants3.ERROR.OK) {
+        if (ret2 === constants4.ERROR.OK) {
           return null;
         }
-        if (ret2 === constants3.ERROR.PAUSED || ret2 === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret2 === constants4.ERROR.PAUSED || ret2 === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -32259,7 +32348,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret2], data);
+        return new HTTPParserError(message, constants4.ERROR[ret2], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -32470,7 +32559,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -32496,7 +32585,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request5.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
         return 0;
       }
@@ -32536,13 +32625,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -32794,7 +32883,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request5) {
-      const { method, path: path22, host, upgrade, blocking, reset } = request5;
+      const { method, path: path28, host, upgrade, blocking, reset } = request5;
       let { body, headers, contentLength } = request5;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -32870,7 +32959,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request5);
-      let header3 = `${method} ${path22} HTTP/1.1\r
+      let header3 = `${method} ${path28} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -33458,18 +33547,18 @@ var require_client_h2 = __commonJS({
       util.destroy(this[kSocket], err);
     }
     function completeRequest(client, request5, resetPendingIdx = false) {
-      const queue = client[kQueue];
+      const queue2 = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request5) {
-        queue[runningIdx] = null;
+      if (runningIdx < client[kPendingIdx] && queue2[runningIdx] === request5) {
+        queue2[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request5, runningIdx);
+      const index = queue2.indexOf(request5, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
-      queue.splice(index, 1);
+      queue2.splice(index, 1);
       client[kPendingIdx]--;
       if (resetPendingIdx && client[kPendingIdx] < client[kRunningIdx]) {
         client[kPendingIdx] = client[kRunningIdx];
@@ -33547,7 +33636,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request5.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request5.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path22, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request5;
+      const { method, path: path28, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request5;
       let { body } = request5;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request5, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -33616,7 +33705,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path22;
+          headers[HTTP2_HEADER_PATH] = path28;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -33668,7 +33757,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path22;
+      headers[HTTP2_HEADER_PATH] = path28;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -34610,10 +34699,10 @@ var require_pool_base = __commonJS({
       [kClients] = [];
       [kNeedDrain] = false;
       [kOnDrain](client, origin, targets) {
-        const queue = this[kQueue];
+        const queue2 = this[kQueue];
         let needDrain = false;
         while (!needDrain) {
-          const item = queue.shift();
+          const item = queue2.shift();
           if (!item) {
             break;
           }
@@ -34625,7 +34714,7 @@ var require_pool_base = __commonJS({
           this[kNeedDrain] = false;
           this.emit("drain", origin, [this, ...targets]);
         }
-        if (this[kClosedResolve] && queue.isEmpty()) {
+        if (this[kClosedResolve] && queue2.isEmpty()) {
           const closeAll = [];
           for (let i2 = 0; i2 < this[kClients].length; i2++) {
             const client2 = this[kClients][i2];
@@ -34664,8 +34753,8 @@ var require_pool_base = __commonJS({
       }
       get [kPending]() {
         let ret2 = this[kQueued];
-        for (const { [kPending]: pending } of this[kClients]) {
-          ret2 += pending;
+        for (const { [kPending]: pending2 } of this[kClients]) {
+          ret2 += pending2;
         }
         return ret2;
       }
@@ -35622,11 +35711,11 @@ var require_socks5_client = __commonJS({
           return;
         }
         const version = this.buffer[0];
-        const status = this.buffer[1];
+        const status2 = this.buffer[1];
         if (version !== 1) {
           throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, "UND_ERR_SOCKS5_AUTH_VERSION");
         }
-        if (status !== 0) {
+        if (status2 !== 0) {
           throw new Socks5ProxyError("Authentication failed", "UND_ERR_SOCKS5_AUTH_FAILED");
         }
         this.buffer = this.buffer.subarray(2);
@@ -36024,10 +36113,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path22 = "/",
+          path: path28 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path22;
+        opts.path = origin + path28;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -38187,20 +38276,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path22) {
-      if (typeof path22 !== "string") {
-        return path22;
+    function safeUrl(path28) {
+      if (typeof path28 !== "string") {
+        return path28;
       }
-      const pathSegments = path22.split("?", 3);
+      const pathSegments = path28.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path22;
+        return path28;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path22, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path22);
+    function matchKey(mockDispatch2, { path: path28, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path28);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -38225,8 +38314,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path22, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path22)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path22), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path28, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path28)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path28), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -38265,19 +38354,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path22) {
-      while (path22.endsWith("/")) {
-        path22 = path22.slice(0, -1);
+    function removeTrailingSlash(path28) {
+      while (path28.endsWith("/")) {
+        path28 = path28.slice(0, -1);
       }
-      if (path22.length === 0) {
-        path22 = "/";
+      if (path28.length === 0) {
+        path28 = "/";
       }
-      return path22;
+      return path28;
     }
     function buildKey(opts) {
-      const { path: path22, method, body, headers, query } = opts;
+      const { path: path28, method, body, headers, query } = opts;
       return {
-        path: path22,
+        path: path28,
         method,
         body,
         headers,
@@ -38967,10 +39056,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path22, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path28, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path22,
+            Path: path28,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -39052,9 +39141,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path22, searchParams] = dispatchOpts.path.split("?");
+          const [path28, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path22}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path28}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -39148,19 +39237,19 @@ var require_mock_agent = __commonJS({
       }
       pendingInterceptors() {
         const mockAgentClients = this[kClients];
-        return Array.from(mockAgentClients.entries()).flatMap(([origin, result]) => result.dispatcher[kDispatches].map((dispatch) => ({ ...dispatch, origin }))).filter(({ pending }) => pending);
+        return Array.from(mockAgentClients.entries()).flatMap(([origin, result]) => result.dispatcher[kDispatches].map((dispatch) => ({ ...dispatch, origin }))).filter(({ pending: pending2 }) => pending2);
       }
       assertNoPendingInterceptors({ pendingInterceptorsFormatter = new PendingInterceptorsFormatter() } = {}) {
-        const pending = this.pendingInterceptors();
-        if (pending.length === 0) {
+        const pending2 = this.pendingInterceptors();
+        if (pending2.length === 0) {
           return;
         }
         throw new UndiciError(
-          pending.length === 1 ? `1 interceptor is pending:
+          pending2.length === 1 ? `1 interceptor is pending:
 
-${pendingInterceptorsFormatter.format(pending)}`.trim() : `${pending.length} interceptors are pending:
+${pendingInterceptorsFormatter.format(pending2)}`.trim() : `${pending2.length} interceptors are pending:
 
-${pendingInterceptorsFormatter.format(pending)}`.trim()
+${pendingInterceptorsFormatter.format(pending2)}`.trim()
         );
       }
     };
@@ -39182,8 +39271,8 @@ var require_snapshot_utils = __commonJS({
         match: new Set(matchHeaders.map((header3) => caseSensitive ? header3 : header3.toLowerCase()))
       };
     }
-    var crypto2 = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto2?.hash ? (value2) => crypto2.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
+    var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
+    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -39455,12 +39544,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path22 = filePath || this.#snapshotPath;
-        if (!path22) {
+        const path28 = filePath || this.#snapshotPath;
+        if (!path28) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile5(resolve4(path22), "utf8");
+          const data = await readFile5(resolve4(path28), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -39474,7 +39563,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path22}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path28}`, { cause: error });
           }
         }
       }
@@ -39485,11 +39574,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path22 = filePath || this.#snapshotPath;
-        if (!path22) {
+        const path28 = filePath || this.#snapshotPath;
+        if (!path28) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve4(path22);
+        const resolvedPath = resolve4(path28);
         await mkdir3(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -40130,15 +40219,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path22 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path22}`;
+        const path28 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path28}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path22;
+        this.opts.path = path28;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -40413,7 +40502,7 @@ var require_dump = __commonJS({
 var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
-    var { isIP: isIP2 } = __require("node:net");
+    var { isIP: isIP3 } = __require("node:net");
     var { lookup: lookup2 } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError, InformationalError } = require_errors3();
@@ -40819,7 +40908,7 @@ var require_dns = __commonJS({
       return (dispatch) => {
         return function dnsInterceptor(origDispatchOpts, handler) {
           const origin = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
-          if (isIP2(origin.hostname) !== 0) {
+          if (isIP3(origin.hostname) !== 0) {
             return dispatch(origDispatchOpts, handler);
           }
           instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
@@ -41955,10 +42044,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path22) {
+    function deleteCachedUri(store, cacheKey, path28) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path22
+        path: path28
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -41966,7 +42055,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path22
+            path: path28
           });
         }
       }
@@ -41977,9 +42066,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path22 = getSameOriginPath(cacheKey, values[i2]);
-        if (path22 !== void 0) {
-          deleteCachedUri(store, cacheKey, path22);
+        const path28 = getSameOriginPath(cacheKey, values[i2]);
+        if (path28 !== void 0) {
+          deleteCachedUri(store, cacheKey, path28);
         }
       }
     }
@@ -44377,7 +44466,7 @@ var require_sqlite_cache_store = __commonJS({
     var { Writable } = __require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache();
     var DatabaseSync;
-    var VERSION2 = 4;
+    var VERSION3 = 4;
     var MAX_ENTRY_SIZE = 2 * 1e3 * 1e3 * 1e3;
     module.exports = class SqliteCacheStore {
       #maxEntrySize = MAX_ENTRY_SIZE;
@@ -44448,7 +44537,7 @@ var require_sqlite_cache_store = __commonJS({
       PRAGMA temp_store = memory;
       PRAGMA optimize;
 
-      CREATE TABLE IF NOT EXISTS cacheInterceptorV${VERSION2} (
+      CREATE TABLE IF NOT EXISTS cacheInterceptorV${VERSION3} (
         -- Data specific to us
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         url TEXT NOT NULL,
@@ -44467,8 +44556,8 @@ var require_sqlite_cache_store = __commonJS({
         staleAt INTEGER NOT NULL
       );
 
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION2}_getValuesQuery ON cacheInterceptorV${VERSION2}(url, method, deleteAt);
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION2}_deleteByUrlQuery ON cacheInterceptorV${VERSION2}(deleteAt);
+      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION3}_getValuesQuery ON cacheInterceptorV${VERSION3}(url, method, deleteAt);
+      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION3}_deleteByUrlQuery ON cacheInterceptorV${VERSION3}(deleteAt);
     `);
         this.#getValuesQuery = this.#db.prepare(`
       SELECT
@@ -44483,7 +44572,7 @@ var require_sqlite_cache_store = __commonJS({
         vary,
         cachedAt,
         staleAt
-      FROM cacheInterceptorV${VERSION2}
+      FROM cacheInterceptorV${VERSION3}
       WHERE
         url = ?
         AND method = ?
@@ -44491,7 +44580,7 @@ var require_sqlite_cache_store = __commonJS({
         deleteAt ASC
     `);
         this.#updateValueQuery = this.#db.prepare(`
-      UPDATE cacheInterceptorV${VERSION2} SET
+      UPDATE cacheInterceptorV${VERSION3} SET
         body = ?,
         deleteAt = ?,
         statusCode = ?,
@@ -44505,7 +44594,7 @@ var require_sqlite_cache_store = __commonJS({
         id = ?
     `);
         this.#insertValueQuery = this.#db.prepare(`
-      INSERT INTO cacheInterceptorV${VERSION2} (
+      INSERT INTO cacheInterceptorV${VERSION3} (
         url,
         method,
         body,
@@ -44521,20 +44610,20 @@ var require_sqlite_cache_store = __commonJS({
       ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `);
         this.#deleteByUrlQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION2} WHERE url = ?`
+          `DELETE FROM cacheInterceptorV${VERSION3} WHERE url = ?`
         );
         this.#countEntriesQuery = this.#db.prepare(
-          `SELECT COUNT(*) AS total FROM cacheInterceptorV${VERSION2}`
+          `SELECT COUNT(*) AS total FROM cacheInterceptorV${VERSION3}`
         );
         this.#deleteExpiredValuesQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION2} WHERE deleteAt <= ?`
+          `DELETE FROM cacheInterceptorV${VERSION3} WHERE deleteAt <= ?`
         );
         this.#deleteOldValuesQuery = this.#maxCount === Infinity ? null : this.#db.prepare(`
-        DELETE FROM cacheInterceptorV${VERSION2}
+        DELETE FROM cacheInterceptorV${VERSION3}
         WHERE id IN (
           SELECT
             id
-          FROM cacheInterceptorV${VERSION2}
+          FROM cacheInterceptorV${VERSION3}
           ORDER BY cachedAt ASC
           LIMIT ?
         )
@@ -45245,21 +45334,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject.#state.status = status;
+        responseObject.#state.status = status2;
         const value2 = isomorphicEncode(URLSerializer(parsedURL));
         responseObject.#state.headersList.append("location", value2, true);
         return responseObject;
@@ -45668,8 +45757,8 @@ var require_request2 = __commonJS({
           const controllerList = dependentControllerMap.get(ac.signal);
           if (controllerList !== void 0) {
             if (controllerList.size !== 0) {
-              for (const ref of controllerList) {
-                const ctrl = ref.deref();
+              for (const ref2 of controllerList) {
+                const ctrl = ref2.deref();
                 if (ctrl !== void 0) {
                   ctrl.abort(this.reason);
                 }
@@ -46381,10 +46470,10 @@ var require_subresource_integrity = __commonJS({
     var { runtimeFeatures } = require_runtime_features();
     var { asciiLowercase } = require_infra();
     var validSRIHashAlgorithmTokenSet = /* @__PURE__ */ new Map([["sha256", 0], ["sha384", 1], ["sha512", 2]]);
-    var crypto2;
+    var crypto;
     if (runtimeFeatures.has("crypto")) {
-      crypto2 = __require("node:crypto");
-      const cryptoHashes = crypto2.getHashes();
+      crypto = __require("node:crypto");
+      const cryptoHashes = crypto.getHashes();
       if (cryptoHashes.length === 0) {
         validSRIHashAlgorithmTokenSet.clear();
       }
@@ -46472,7 +46561,7 @@ var require_subresource_integrity = __commonJS({
       return result;
     }
     var applyAlgorithmToBytes = (algorithm, bytes) => {
-      return crypto2.hash(algorithm, bytes, "base64");
+      return crypto.hash(algorithm, bytes, "base64");
     };
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
@@ -47368,13 +47457,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody2 });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -47467,11 +47556,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request5);
         const agent = fetchParams.controller.dispatcher;
-        const path22 = url.pathname + url.search;
+        const path28 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve4, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path22}?` : path22,
+            path: hasTrailingQuestionMark ? `${path28}?` : path28,
             origin: url.origin,
             method: request5.method,
             body: agent.isMockActive ? request5.body && (request5.body.source || request5.body.stream) : body,
@@ -47496,8 +47585,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume2, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume2, statusText) {
+              if (status2 < 200) {
                 return false;
               }
               const headersList = new HeadersList();
@@ -47513,9 +47602,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request5.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request5.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request5.method !== "HEAD" && request5.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request5.method !== "HEAD" && request5.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -47558,7 +47647,7 @@ var require_fetch = __commonJS({
               this.body = new Readable3({ read: resume2 });
               const onError2 = this.onError.bind(this);
               resolve4({
-                status,
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -47592,8 +47681,8 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error);
               reject(error);
             },
-            onRequestUpgrade(_controller, status, headers, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onRequestUpgrade(_controller, status2, headers, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
@@ -47611,15 +47700,15 @@ var require_fetch = __commonJS({
                 }
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
               return true;
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (socket.session != null && status !== 200 || socket.session == null && status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (socket.session != null && status2 !== 200 || socket.session == null && status2 !== 101) {
                 return false;
               }
               const headersList = new HeadersList();
@@ -47635,8 +47724,8 @@ var require_fetch = __commonJS({
                 }
               }
               resolve4({
-                status,
-                statusText: STATUS_CODES[status],
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -48418,9 +48507,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path22) {
-      for (let i2 = 0; i2 < path22.length; ++i2) {
-        const code = path22.charCodeAt(i2);
+    function validateCookiePath(path28) {
+      for (let i2 = 0; i2 < path28.length; ++i2) {
+        const code = path28.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -49460,7 +49549,7 @@ var require_connection = __commonJS({
     var { WebsocketFrameSend } = require_frame();
     var assert = __require("node:assert");
     var { runtimeFeatures } = require_runtime_features();
-    var crypto2 = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
+    var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
     var warningEmitted = false;
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
@@ -49480,7 +49569,7 @@ var require_connection = __commonJS({
         const headersList = getHeadersList(new Headers(options.headers));
         request5.headersList = headersList;
       }
-      const keyValue = crypto2.randomBytes(16).toString("base64");
+      const keyValue = crypto.randomBytes(16).toString("base64");
       request5.headersList.append("sec-websocket-key", keyValue, true);
       request5.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
@@ -49520,7 +49609,7 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto2.hash("sha1", keyValue + uid, "base64");
+          const digest = crypto.hash("sha1", keyValue + uid, "base64");
           if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
@@ -50117,9 +50206,9 @@ var require_sender = __commonJS({
       }
       async #run() {
         this.#running = true;
-        const queue = this.#queue;
-        while (!queue.isEmpty()) {
-          const node = queue.shift();
+        const queue2 = this.#queue;
+        while (!queue2.isEmpty()) {
+          const node = queue2.shift();
           if (node.promise !== null) {
             await node.promise;
           }
@@ -51856,11 +51945,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path22 = opts.path;
+          let path28 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path22 = `/${path22}`;
+            path28 = `/${path28}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path22);
+          url = new URL(util.parseOrigin(url).origin + path28);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -51970,11 +52059,11 @@ ${captureLines}` : capture.stack;
 });
 
 // src/cli/control-shapes.ts
-function problemOf(value2, at, shape) {
-  if (!isObject(value2)) return `${at} is not an object`;
+function problemOf(value2, at3, shape) {
+  if (!isObject(value2)) return `${at3} is not an object`;
   for (const [key, [test, what, optional]] of Object.entries(shape)) {
     if (optional === "optional" && value2[key] === void 0) continue;
-    if (!test(value2[key])) return `${at}.${key} is not ${what}`;
+    if (!test(value2[key])) return `${at3}.${key} is not ${what}`;
   }
   return null;
 }
@@ -52044,10 +52133,10 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request5(method, path22, tokenEnv, seconds2) {
-    const url = `${origin}${path22}`;
+  async function request5(method, path28, tokenEnv, seconds2) {
+    const url = `${origin}${path28}`;
     const signal = AbortSignal.timeout(seconds2 * 1e3);
-    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path22} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
+    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path28} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
     let response;
     try {
       response = await (0, import_undici.fetch)(url, { method, headers: bearer2(tokenEnv), dispatcher, signal });
@@ -52062,7 +52151,7 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     } catch (error) {
       if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
       if (signal.aborted) throw late();
-      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path22}: ${printable(errorMessage(error))}`);
+      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path28}: ${printable(errorMessage(error))}`);
     }
     let body = null;
     try {
@@ -52073,7 +52162,7 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path22} with ${response.status}: ${printable(typeof said === "string" ? said.slice(0, 500) : text2.slice(0, 200))}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path28} with ${response.status}: ${printable(typeof said === "string" ? said.slice(0, 500) : text2.slice(0, 200))}${hint}`);
   }
   const checked = (what, value2) => {
     if (typeof value2 !== "string") return value2;
@@ -52085,8 +52174,8 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
       return checked("GET /status", readStatus(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
     async sync(source, query) {
-      const path22 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
-      return checked(`POST ${path22}`, readSyncPass(await request5("POST", path22, "CONTROL_TOKEN", limits.syncSeconds)));
+      const path28 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
+      return checked(`POST ${path28}`, readSyncPass(await request5("POST", path28, "CONTROL_TOKEN", limits.syncSeconds)));
     },
     async act(source, action) {
       await request5("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
@@ -52150,10 +52239,10 @@ async function runControlCommand(argv, io) {
     syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS
   });
   if (command === "status") {
-    const status = await client.status();
-    const sources2 = pickSources(status, args.source);
-    const shown2 = { leadership: status.leadership, sources: status.sources.filter((s3) => sources2.includes(s3.name)) };
-    const json = status.leadership === null ? { sources: shown2.sources } : shown2;
+    const status2 = await client.status();
+    const sources2 = pickSources(status2, args.source);
+    const shown2 = { leadership: status2.leadership, sources: status2.sources.filter((s3) => sources2.includes(s3.name)) };
+    const json = status2.leadership === null ? { sources: shown2.sources } : shown2;
     io.stdout.write(args.output === "json" ? `${JSON.stringify(json, null, 2)}
 ` : renderStatus(shown2));
     return 0;
@@ -52176,8 +52265,8 @@ async function runControlCommand(argv, io) {
 ` : renderSyncResult(passes));
   return syncExitCode(passes, args.detailedExitcode);
 }
-function pickSources(status, source) {
-  const all = status.sources.map((s3) => s3.name);
+function pickSources(status2, source) {
+  const all = status2.sources.map((s3) => s3.name);
   if (source === null) return all;
   if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(", ")})`);
   return [source];
@@ -52352,17 +52441,17 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path22, added, removed2, oldPosInc, options) {
-        const last2 = path22.lastComponent;
-        if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
+      addToPath(path28, added2, removed2, oldPosInc, options) {
+        const last2 = path28.lastComponent;
+        if (last2 && !options.oneChangePerToken && last2.added === added2 && last2.removed === removed2) {
           return {
-            oldPos: path22.oldPos + oldPosInc,
-            lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
+            oldPos: path28.oldPos + oldPosInc,
+            lastComponent: { count: last2.count + 1, added: added2, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path22.oldPos + oldPosInc,
-            lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
+            oldPos: path28.oldPos + oldPosInc,
+            lastComponent: { count: 1, added: added2, removed: removed2, previousComponent: last2 }
           };
         }
       }
@@ -52650,6 +52739,589 @@ var init_line_ends = __esm({
   }
 });
 
+// src/api/ids.ts
+function idPattern(kind) {
+  return `${PREFIX[kind]}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}`;
+}
+function isId(kind, value2) {
+  return typeof value2 === "string" && PATTERNS[kind].test(value2);
+}
+function hasIdShape(kind, text2) {
+  return PATTERNS[kind].test(text2);
+}
+function idShape(kind) {
+  return `${kind} id (${PREFIX[kind]}- followed by at most ${MAX_ID_SUFFIX} letters, digits, - or _)`;
+}
+function checkedId(kind, value2) {
+  if (isId(kind, value2)) return value2;
+  throw new TypeError(`${shownId(value2)} is not a ${idShape(kind)}`);
+}
+function idSegment(kind, value2) {
+  return encodeURIComponent(checkedId(kind, value2));
+}
+function shownId(value2) {
+  if (typeof value2 !== "string") return value2 === void 0 ? "no id" : `${typeof value2} ${JSON.stringify(value2)?.slice(0, SHOWN2) ?? ""}`;
+  if (value2.length <= SHOWN2) return JSON.stringify(value2);
+  return `${JSON.stringify(value2.slice(0, SHOWN2)).slice(0, -1)}\u2026" (${value2.length} characters)`;
+}
+var PREFIX, MAX_ID_SUFFIX, SHOWN2, PATTERNS;
+var init_ids = __esm({
+  "src/api/ids.ts"() {
+    "use strict";
+    PREFIX = {
+      policy: "pol",
+      "policy-set": "polset",
+      "policy-set-version": "polsetver",
+      parameter: "var",
+      workspace: "ws",
+      project: "prj",
+      "agent-pool": "apool",
+      agent: "agent",
+      run: "run",
+      "task-stage": "ts",
+      "policy-evaluation": "poleval",
+      "policy-set-outcome": "psout"
+    };
+    MAX_ID_SUFFIX = 64;
+    SHOWN2 = 40;
+    PATTERNS = Object.fromEntries(Object.keys(PREFIX).map((kind) => [kind, new RegExp(`^${idPattern(kind)}$`)]));
+  }
+});
+
+// src/plan/names.ts
+function scopeKey(resource, name) {
+  return `${resource}:${name}`;
+}
+function resolveNames(declared, live) {
+  const errors = [];
+  const warnings = [];
+  const liveIds = new Map((live.policySets ?? []).map((set) => [set.name, set.id]));
+  const declaredSets = new Map((declared.policySets ?? []).map((set) => [set.name, set]));
+  const known = [.../* @__PURE__ */ new Set([...liveIds.keys(), ...declaredSets.keys()])].sort();
+  const isSetId = (entry) => hasIdShape("policy-set", entry);
+  const policies = declared.policies.map((policy) => {
+    if (policy.policySets === null || policy.policySets.every(isSetId)) return policy;
+    const resolved = policy.policySets.map((entry, index) => {
+      if (isSetId(entry)) return entry;
+      const where = at(policy.settingsFile, policy.lines, "policy-sets", index);
+      const versioned = declaredSets.get(entry)?.content != null;
+      if (versioned) errors.push(`${where}policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
+      const id = liveIds.get(entry);
+      if (id !== void 0 || declaredSets.has(entry)) return id ?? entry;
+      const near = closest(entry, known);
+      errors.push(`${where}policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? "" : `; did you mean "${near}"?`}`);
+      return entry;
+    });
+    return { ...policy, policySets: resolved };
+  });
+  const wildcards = /* @__PURE__ */ new Map();
+  const context = { live, errors, warnings, wildcards };
+  const policySets = declared.policySets?.map((set) => resolveScope(set, context));
+  const pools = declared.pools.map((pool) => resolvePoolAccess(pool, context));
+  return { declared: { ...declared, policies, pools, ...policySets === void 0 ? {} : { policySets } }, errors, warnings, wildcards };
+}
+function resolveScope(set, context) {
+  const list = idList(`policy set "${set.name}"`, scopeKey("policy-set", set.name), (key, index) => at(set.settingsFile, set.lines, key, index), context);
+  const { workspaces, projects, workspaceExclusions, projectExclusions } = set.scope;
+  const scope = {
+    workspaces: list(WORKSPACES("workspaces", "global: true"), workspaces),
+    projects: list(PROJECTS("projects", "global: true"), projects),
+    workspaceExclusions: list(WORKSPACES("workspace-exclusions"), workspaceExclusions),
+    projectExclusions: list(PROJECTS("project-exclusions"), projectExclusions)
+  };
+  return { ...set, scope };
+}
+function resolvePoolAccess(pool, context) {
+  const list = idList(`agent pool "${pool.name}"`, scopeKey("agent-pool", pool.name), (key, index) => at(pool.file, pool.lines, key, index), context);
+  return {
+    ...pool,
+    allowedWorkspaces: list(WORKSPACES("allowed-workspaces", "organization-scoped: true"), pool.allowedWorkspaces),
+    ...pool.allowedProjects === void 0 ? {} : { allowedProjects: list(PROJECTS("allowed-projects", "organization-scoped: true"), pool.allowedProjects) },
+    ...pool.excludedWorkspaces === void 0 ? {} : { excludedWorkspaces: list(WORKSPACES("excluded-workspaces"), pool.excludedWorkspaces) }
+  };
+}
+function idList(owner, key, where, context) {
+  const wildcards = [];
+  context.wildcards.set(key, wildcards);
+  return (rule, entries) => {
+    if (entries === null) return null;
+    const named = rule.kind === "workspace" ? context.live.workspaces : context.live.projects;
+    const ids = entries.flatMap((entry, index) => {
+      const found = resolveEntry(entry, rule, named);
+      if (found.wildcard !== null) wildcards.push(found.wildcard);
+      const problem = entryProblem(owner, rule, entry, found, named);
+      if (problem !== null) (problem.error ? context.errors : context.warnings).push(`${where(rule.key, index)}${problem.text}`);
+      return found.matched.map((match) => match.id);
+    });
+    return [...new Set(ids)].sort();
+  };
+}
+function at(file, lines, key, index) {
+  if (file === null) return "";
+  const line = lines?.[`${key}.${index}`] ?? lines?.[key];
+  return line === void 0 ? `${file}: ` : `${file}:${line}: `;
+}
+function resolveEntry(entry, rule, named) {
+  const caseless = rule.kind === "project";
+  const matched = named === void 0 ? [] : matching(entry, named, caseless);
+  if (entry.includes("*")) return { matched, wildcard: { field: rule.key, pattern: entry, matched: matched.map((m) => m.name).sort() } };
+  if (matched.length > 0 || !hasIdShape(rule.kind, entry)) return { matched, wildcard: null };
+  if (named === void 0) return { matched: [{ id: entry, name: entry }], wildcard: null };
+  return { matched: named.filter((n) => n.id === entry), wildcard: null };
+}
+function entryProblem(owner, rule, entry, found, named) {
+  const what = rule.kind === "workspace" ? "workspaces" : "projects";
+  if (entry === "*") {
+    const instead = rule.everything === null ? "" : `; for every ${rule.kind}, today's and tomorrow's, write ${rule.everything} instead`;
+    return { error: false, text: `${owner}: ${rule.key} ["*"] is a snapshot of the organization's ${found.matched.length} ${what} when the plan is made: a ${rule.kind} made later is not in it${instead}` };
+  }
+  if (found.matched.length > 0) return null;
+  if (found.wildcard !== null) return { error: false, text: `${owner}: ${rule.key} "${entry}" matches nothing in the organization` };
+  if (hasIdShape(rule.kind, entry)) return { error: true, text: `${owner}: ${rule.key} "${entry}" names no ${rule.kind} of the organization, by name or by id` };
+  const near = closest(entry.normalize("NFC"), (named ?? []).map((n) => n.name.normalize("NFC")));
+  return { error: true, text: `${owner}: ${rule.key} "${entry}" names nothing in the organization${near === null ? "" : `; did you mean "${near}"?`}` };
+}
+function matching(pattern, named, caseless) {
+  const fold2 = (text2) => caseless ? text2.normalize("NFC").toLowerCase() : text2.normalize("NFC");
+  const p2 = fold2(pattern);
+  const starts = p2.startsWith("*");
+  const ends = p2.length > 1 && p2.endsWith("*");
+  const core = p2.slice(starts ? 1 : 0, ends ? -1 : void 0);
+  const test = (name) => {
+    const n = fold2(name);
+    if (starts && ends) return n.includes(core);
+    if (starts) return n.endsWith(core);
+    if (ends) return n.startsWith(core);
+    return n === core;
+  };
+  return named.filter((n) => test(n.name)).map(({ id, name }) => ({ id, name }));
+}
+var WORKSPACES, PROJECTS;
+var init_names = __esm({
+  "src/plan/names.ts"() {
+    "use strict";
+    init_ids();
+    init_suggest();
+    WORKSPACES = (key, everything = null) => ({ key, kind: "workspace", everything });
+    PROJECTS = (key, everything = null) => ({ key, kind: "project", everything });
+  }
+});
+
+// src/plan/fields.ts
+function sortedIds(ids) {
+  return [...new Set(ids)].sort();
+}
+function sameSet(a, b3) {
+  const left = sortedIds(a);
+  const right = sortedIds(b3);
+  return left.length === right.length && left.every((id, i2) => id === right[i2]);
+}
+function diffField(fields, field2, before, after, same2) {
+  if (!same2(before, after)) fields[field2] = { before, after };
+}
+function sameText(a, b3) {
+  if (a === null || b3 === null) return a === b3;
+  return normalizeLineEnds(a) === normalizeLineEnds(b3);
+}
+function strictEqual(a, b3) {
+  return a === b3;
+}
+function created(values) {
+  const fields = {};
+  for (const [key, value2] of Object.entries(values)) {
+    if (value2 !== null) fields[key] = { before: null, after: value2 };
+  }
+  return fields;
+}
+function removed(values) {
+  const fields = {};
+  for (const [key, value2] of Object.entries(values)) {
+    if (value2 !== null) fields[key] = { before: value2, after: null };
+  }
+  return fields;
+}
+var init_fields = __esm({
+  "src/plan/fields.ts"() {
+    "use strict";
+    init_line_ends();
+  }
+});
+
+// src/plan/marker.ts
+function marker(source, set = {}) {
+  const content = set.content == null ? "" : ` content=sha256:${set.content.digest} version=${set.content.version}`;
+  const sensitive = set.sensitive == null ? "" : ` sensitive=${set.sensitive}`;
+  const rollout = set.rollout == null ? "" : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}`;
+  return `${PREFIX2}${source}${content}${sensitive}${rollout}${SUFFIX}`;
+}
+function withMarker(description, source, set = {}) {
+  if (description === null) return marker(source, set);
+  return `${description}${SEPARATOR}${marker(source, set)}`;
+}
+function markerSet(description) {
+  const groups = description === null ? void 0 : TRAILING_MARKER.exec(description)?.groups;
+  return { content: groups?.["content"] ?? null, version: groups?.["version"] ?? null, sensitive: groups?.["sensitive"] ?? null };
+}
+function markerRollout(description) {
+  const groups = description === null ? void 0 : TRAILING_MARKER.exec(description)?.groups;
+  if (groups?.["rollout"] === void 0) return null;
+  return { digest: groups["rollout"], startedAt: Number(groups["started"]), state: groups["state"] };
+}
+function stripMarker(description) {
+  if (description === null) return null;
+  const match = TRAILING_MARKER.exec(description);
+  if (match === null) return description;
+  const before = description.slice(0, match.index);
+  if (before === "") return null;
+  if (before.endsWith("\r\n\r\n")) return before.slice(0, -4);
+  if (before.endsWith(SEPARATOR)) return before.slice(0, -SEPARATOR.length);
+  return before;
+}
+function markerSource(description) {
+  if (description === null) return null;
+  return TRAILING_MARKER.exec(description)?.groups?.["source"] ?? null;
+}
+var PREFIX2, SUFFIX, SEPARATOR, TRAILING_MARKER;
+var init_marker = __esm({
+  "src/plan/marker.ts"() {
+    "use strict";
+    PREFIX2 = "<!-- managed-by: policy-pool-sync source=";
+    SUFFIX = " -->";
+    SEPARATOR = "\n\n";
+    TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted))? -->[ \t\r\n]*$/;
+  }
+});
+
+// src/plan/pairs.ts
+function pairResources(declared, live, options) {
+  const pools = matchPools(declared.pools, live.pools);
+  return {
+    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
+    pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
+    sets: matchByName(declared.policySets ?? [], live.policySets ?? []).map((m) => pair(m.declared, m.live, options)),
+    warnings: pools.warnings
+  };
+}
+function matchPolicies(declared, live) {
+  return matchByName(declared, live);
+}
+function matchByName(declared, live) {
+  const byName2 = new Map(live.map((policy) => [policy.name, policy]));
+  const declaredNames = new Set(declared.map((policy) => policy.name));
+  return [
+    ...declared.map((policy) => ({ declared: policy, live: byName2.get(policy.name) ?? null })),
+    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => ({ declared: null, live: policy }))
+  ];
+}
+function matchPools(declared, live) {
+  const byName2 = new Map(live.map((pool) => [pool.name, pool]));
+  const claimed = /* @__PURE__ */ new Set();
+  for (const pool of declared) {
+    const current = byName2.get(pool.name);
+    if (current !== void 0) claimed.add(current.id);
+  }
+  const matches = [];
+  const warnings = [];
+  for (const pool of declared) {
+    let current = byName2.get(pool.name);
+    if (current === void 0) {
+      current = pool.previousNames.map((name) => byName2.get(name)).find((p2) => p2 !== void 0 && !claimed.has(p2.id));
+      if (current !== void 0) claimed.add(current.id);
+    } else {
+      for (const old of pool.previousNames.filter((name) => byName2.has(name))) {
+        warnings.push(
+          `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; nothing is renamed. Remove one of them, or drop the name from previous-names.`
+        );
+      }
+    }
+    matches.push({ declared: pool, live: current ?? null });
+  }
+  for (const pool of live) if (!claimed.has(pool.id)) matches.push({ declared: null, live: pool });
+  return { matches, warnings };
+}
+function pair(declared, live, options) {
+  const markedBy = live !== null && "description" in live ? markerSource(live.description) : null;
+  return { declared, live, owner: ownerOf(markedBy, declared !== null, options), markedBy };
+}
+function ownerOf(markedBy, declared, options) {
+  if (markedBy === options.source) return "this-source";
+  if (markedBy !== null) return "another-source";
+  return declared || options.ownership === "organization" ? "may-be-taken" : "not-ours";
+}
+function claimedElsewhere(owner, options) {
+  return owner === "another-source" && options.adopt !== true;
+}
+function ownsUndeclared(owner, options) {
+  if (owner === "this-source") return true;
+  if (options.ownership !== "organization") return false;
+  return owner === "may-be-taken" || owner === "another-source" && !claimedElsewhere(owner, options);
+}
+function ownsMet(markedBy, options) {
+  return ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+}
+function refuseMet(met, kind, options, resource = "policy") {
+  const markedBy = markerSource(met.description);
+  const ours = ownsMet(markedBy, options);
+  if (ours && met.kind === kind) return null;
+  const whose = markedBy === null ? "carries no ownership marker" : `carries the ownership marker of source "${markedBy}"`;
+  return `conflict: a ${met.kind || "(none)"} ${resource} "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+}
+var init_pairs = __esm({
+  "src/plan/pairs.ts"() {
+    "use strict";
+    init_marker();
+  }
+});
+
+// src/plan/reasons.ts
+function differsIn(fields) {
+  return fields.length === 0 ? "" : `${DIFFERS}${fields.join(", ")}`;
+}
+function asDrift(reason) {
+  return reason.replace(DIFFERS, DRIFT);
+}
+var DIFFERS, DRIFT;
+var init_reasons = __esm({
+  "src/plan/reasons.ts"() {
+    "use strict";
+    DIFFERS = "differs in ";
+    DRIFT = "drift in ";
+  }
+});
+
+// src/plan/policy-sets.ts
+function formatBytes(bytes) {
+  if (bytes < 1e3) return `${bytes} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+function describeSet(set) {
+  const content = set.content;
+  if (content === null) return "its members are the policies that name it";
+  const size = content.files.reduce((sum, file) => sum + file.size, 0);
+  return `versioned, ${count(content.policies, "policy", "policies")}, ${count(content.modules, "module")}, ${formatBytes(size)} (${formatBytes(content.bytes)} packed)`;
+}
+function contentValue(content) {
+  return `${count(content.files.length, "file")}, ${formatBytes(content.bytes)} (sha256:${content.digest.slice(0, 12)})`;
+}
+function planPolicySets(pairs, options, members2 = /* @__PURE__ */ new Map()) {
+  const plan = { changes: [], warnings: [], conflicts: [] };
+  for (const { declared, live, owner, markedBy } of pairs) {
+    if (live !== null) plan.warnings.push(...versionWarnings(live));
+    if (declared === null) {
+      if (live === null || !options.prune || !ownsUndeclared(owner, options)) continue;
+      const listedBy = members2.get(live.id);
+      if (listedBy !== void 0) {
+        const names = listedBy.map((name) => `"${name}"`).join(", ");
+        plan.warnings.push(`policy set "${live.name}" is not declared, but ${count(listedBy.length, "declared policy", "declared policies")} (${names}) ${listedBy.length === 1 ? "lists" : "list"} it in policy-sets: kept, not pruned`);
+        continue;
+      }
+      plan.changes.push(deleteChange(live, "not declared, prune is on"));
+      continue;
+    }
+    if (live === null) {
+      plan.changes.push(createChange(declared));
+      continue;
+    }
+    if (owner === "another-source" && options.adopt === true) {
+      plan.warnings.push(`policy set "${declared.name}" carries the ownership marker of source "${markedBy}"; this source adopts it (adopt is on).`);
+    }
+    if (owner === "another-source" && options.adopt !== true) {
+      plan.conflicts.push(
+        `conflict: policy set "${declared.name}" carries the ownership marker of source "${markedBy}"; this source never changes it. Declare each policy set in one source only, or take it over with --adopt (adopt: true on the source).`
+      );
+      continue;
+    }
+    if (live.vcsBacked) {
+      plan.conflicts.push(`conflict: policy set "${declared.name}" is backed by a VCS repository on the service; this source never uploads to it. Rename one of them`);
+      continue;
+    }
+    if (owner === "may-be-taken" && options.ownership === "marker") {
+      plan.warnings.push(`policy set "${declared.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`);
+    }
+    if (live.kind !== declared.kind) {
+      plan.changes.push({ ...createChange(declared), action: "replace", id: live.id, live: livePolicySetRef(live), reason: "kind changed" });
+      continue;
+    }
+    const update2 = updateChange(declared, live, owner !== "this-source" && options.ownership === "marker", options);
+    if (update2 !== null) plan.changes.push(update2);
+  }
+  return plan;
+}
+function versionWarnings(live) {
+  const newest = live.newestVersion;
+  if (newest === null || newest.id === live.currentVersionId) return [];
+  const enforced = live.currentVersionId === null ? "no version is enforced yet" : `the service still enforces ${live.currentVersionId}`;
+  const why = newest.status === "errored" ? `errored: ${newest.errorMessage ?? "no message"}` : `is ${newest.status}`;
+  return [`policy set "${live.name}": its newest version ${newest.id} ${why}; ${enforced}`];
+}
+function shownParameters(parameters) {
+  return parameters.map((p2) => p2.sensitive ? `${p2.key} (sensitive)` : `${p2.key}=${p2.value ?? ""}`).sort();
+}
+function settingValues(set) {
+  return created({
+    kind: set.kind,
+    description: set.description,
+    global: set.global,
+    overridable: set.overridable,
+    "agent-enabled": set.agentEnabled,
+    "policy-tool-version": set.policyToolVersion,
+    ...Object.fromEntries(SET_SCOPES.map(([field2, key]) => [field2, set.scope[key]])),
+    parameters: set.parameters === null ? null : shownParameters(set.parameters),
+    content: set.content === null ? null : contentValue(set.content)
+  });
+}
+function createChange(set) {
+  return {
+    resource: "policy-set",
+    name: set.name,
+    id: null,
+    action: "create",
+    reason: describeSet(set),
+    fields: settingValues(set),
+    declared: policySetSpec(set),
+    live: null,
+    uploadContent: set.content !== null,
+    adoptMarker: false
+  };
+}
+function contentFiles(before, after) {
+  const was = new Map(before.map((f2) => [f2.path, f2.sha256]));
+  const is = new Set(after.map((f2) => f2.path));
+  const byPath = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
+  return {
+    added: after.filter((f2) => !was.has(f2.path)).map((f2) => f2.path).sort(byPath),
+    changed: after.filter((f2) => was.has(f2.path) && was.get(f2.path) !== f2.sha256).map((f2) => f2.path).sort(byPath),
+    removed: before.filter((f2) => !is.has(f2.path)).map((f2) => f2.path).sort(byPath)
+  };
+}
+function updateChange(set, live, adopt, options) {
+  const fields = {};
+  diffField(fields, "description", stripMarker(live.description), set.description, sameText);
+  diffField(fields, "global", live.global, set.global, strictEqual);
+  if (set.overridable !== null) diffField(fields, "overridable", live.overridable, set.overridable, strictEqual);
+  if (set.agentEnabled !== null) diffField(fields, "agent-enabled", live.agentEnabled, set.agentEnabled, strictEqual);
+  if (set.policyToolVersion !== null) diffField(fields, "policy-tool-version", live.policyToolVersion, set.policyToolVersion, strictEqual);
+  for (const [field2, key, liveKey] of SET_SCOPES) {
+    const declaredIds = set.scope[key];
+    if (declaredIds !== null) diffField(fields, field2, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
+  }
+  if (set.parameters !== null && live.parameters !== null) {
+    const before2 = shownParameters(live.parameters);
+    const after = shownParameters(set.parameters);
+    const sensitiveChanged = set.parameters.some((p2) => p2.sensitive) && set.sensitiveDigest !== markerSet(live.description).sensitive;
+    const shown2 = sensitiveChanged ? after.map((p2) => p2.endsWith(" (sensitive)") ? p2.replace(" (sensitive)", " (sensitive, changed)") : p2) : after;
+    if (!sameSet(before2, after) || sensitiveChanged) fields["parameters"] = { before: before2, after: shown2 };
+  }
+  const { content: recorded, version } = markerSet(live.description);
+  const replaced = set.content !== null && recorded === set.content.digest ? notEnforced(live, version) : null;
+  const upload2 = set.content !== null && (recorded !== set.content.digest || replaced !== null);
+  if (upload2) fields["content"] = { before: replaced ?? (recorded === null ? null : `sha256:${recorded.slice(0, 12)}`), after: contentValue(set.content) };
+  if (Object.keys(fields).length === 0 && !adopt) return null;
+  const reason = [adopt ? "adopt: add ownership marker" : "", differsIn(Object.keys(fields)), replaced ?? ""].filter((r2) => r2 !== "").join("; ");
+  const before = upload2 && recorded !== null ? options.setFiles?.(recorded) : void 0;
+  return {
+    resource: "policy-set",
+    name: set.name,
+    id: live.id,
+    action: "update",
+    reason,
+    fields,
+    declared: policySetSpec(set),
+    live: livePolicySetRef(live),
+    uploadContent: upload2,
+    adoptMarker: adopt,
+    ...before === void 0 ? {} : { contentFiles: contentFiles(before, set.content.files) }
+  };
+}
+function notEnforced(live, recorded) {
+  if (live.currentVersionId === recorded) return null;
+  if (live.currentVersionId === null) return `no version is enforced, where this source made ${recorded} ready`;
+  return `current version ${live.currentVersionId} was not uploaded by this source`;
+}
+function deleteChange(live, reason) {
+  const fields = removed({ kind: live.kind, description: stripMarker(live.description) });
+  return { resource: "policy-set", name: live.name, id: live.id, action: "delete", reason, fields, declared: null, live: livePolicySetRef(live), uploadContent: false, adoptMarker: false };
+}
+var SET_SCOPES;
+var init_policy_sets = __esm({
+  "src/plan/policy-sets.ts"() {
+    "use strict";
+    init_plural();
+    init_fields();
+    init_marker();
+    init_pairs();
+    init_reasons();
+    init_refs();
+    SET_SCOPES = [
+      ["workspaces", "workspaces", "workspaceIds"],
+      ["projects", "projects", "projectIds"],
+      ["workspace-exclusions", "workspaceExclusions", "workspaceExclusionIds"],
+      ["project-exclusions", "projectExclusions", "projectExclusionIds"]
+    ];
+  }
+});
+
+// src/plan/pool-access.ts
+function accessLists(pool) {
+  const values = {};
+  for (const list of LISTS) {
+    const declared = pool[list.declared];
+    if (declared !== void 0 && declared !== null) values[list.field] = sortedIds(declared);
+  }
+  return values;
+}
+function diffAccessLists(fields, pool, current) {
+  for (const list of LISTS) {
+    const declared = pool[list.declared];
+    if (declared === void 0 || declared === null) continue;
+    const live = current[list.live];
+    if (!sameSet(live, declared)) fields[list.field] = { before: sortedIds(live), after: sortedIds(declared) };
+  }
+}
+var LISTS;
+var init_pool_access = __esm({
+  "src/plan/pool-access.ts"() {
+    "use strict";
+    init_fields();
+    LISTS = [
+      { field: "allowed-projects", declared: "allowedProjects", live: "allowedProjectIds" },
+      { field: "excluded-workspaces", declared: "excludedWorkspaces", live: "excludedWorkspaceIds" }
+    ];
+  }
+});
+
+// src/plan/scope-names.ts
+function isScopeField(resource, field2) {
+  return (resource === "policy-set" || resource === "agent-pool") && SCOPE_FIELDS[resource].includes(field2);
+}
+function withScopeNames(changes, live, wildcards) {
+  const known = new Map([...live.workspaces ?? [], ...live.projects ?? []].map((n) => [n.id, n.name]));
+  return changes.map((change) => {
+    if (change.resource !== "policy-set" && change.resource !== "agent-pool") return change;
+    const fields = SCOPE_FIELDS[change.resource].filter((field2) => change.fields[field2] !== void 0);
+    const ids = fields.flatMap((field2) => [change.fields[field2].before, change.fields[field2].after]).flatMap((side) => Array.isArray(side) ? side : []);
+    const names = Object.fromEntries([...new Set(ids)].sort().flatMap((id) => known.has(id) ? [[id, known.get(id)]] : []));
+    const shown2 = (wildcards.get(scopeKey(change.resource, change.name)) ?? []).filter((w2) => fields.includes(w2.field));
+    if (Object.keys(names).length === 0 && shown2.length === 0) return change;
+    const scope = { names, wildcards: shown2.map((w2) => ({ ...w2, matched: [...w2.matched] })) };
+    return { ...change, scope };
+  });
+}
+var SCOPE_FIELDS;
+var init_scope_names = __esm({
+  "src/plan/scope-names.ts"() {
+    "use strict";
+    init_names();
+    init_policy_sets();
+    init_pool_access();
+    SCOPE_FIELDS = {
+      "policy-set": SET_SCOPES.map(([field2]) => field2),
+      "agent-pool": ["allowed-workspaces", ...LISTS.map((list) => list.field)]
+    };
+  }
+});
+
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -52660,15 +53332,26 @@ function summarize(plans) {
 }
 function contentFileLines(change) {
   if (change.resource !== "policy-set" || change.contentFiles === void 0) return null;
-  const { added, changed, removed: removed2 } = change.contentFiles;
+  const { added: added2, changed: changed2, removed: removed2 } = change.contentFiles;
   const all = [
-    ...added.map((path22) => ({ mark: "+", path: path22 })),
-    ...changed.map((path22) => ({ mark: "~", path: path22 })),
-    ...removed2.map((path22) => ({ mark: "-", path: path22 }))
+    ...added2.map((path28) => ({ mark: "+", path: path28 })),
+    ...changed2.map((path28) => ({ mark: "~", path: path28 })),
+    ...removed2.map((path28) => ({ mark: "-", path: path28 }))
   ].sort((a, b3) => a.path < b3.path ? -1 : a.path > b3.path ? 1 : 0);
-  const parts = [added.length > 0 ? `${added.length} added` : "", changed.length > 0 ? `${changed.length} changed` : "", removed2.length > 0 ? `${removed2.length} removed` : ""];
+  const parts = [added2.length > 0 ? `${added2.length} added` : "", changed2.length > 0 ? `${changed2.length} changed` : "", removed2.length > 0 ? `${removed2.length} removed` : ""];
   const heading = `${count(all.length, "file")} changed (${parts.filter((p2) => p2 !== "").join(", ")})`;
   return { heading, files: all.slice(0, MAX_CONTENT_FILES), more: Math.max(0, all.length - MAX_CONTENT_FILES) };
+}
+function scopeOf(change) {
+  return change.resource === "policy-set" || change.resource === "agent-pool" ? change.scope : void 0;
+}
+function shownFields(change) {
+  const names = scopeOf(change)?.names;
+  const named = (value2) => names === void 0 || !Array.isArray(value2) ? value2 : value2.map((id) => names[id] ?? id).sort();
+  return Object.entries(change.fields).map(([key, field2]) => [key, isScopeField(change.resource, key) ? { before: named(field2.before), after: named(field2.after) } : field2]);
+}
+function wildcardLines(change, field2) {
+  return (scopeOf(change)?.wildcards ?? []).filter((w2) => w2.field === field2).map((w2) => `"${w2.pattern}" matched ${w2.matched.length === 0 ? "nothing" : w2.matched.join(", ")} today`);
 }
 function sourceErrors(source) {
   return source.plan === null ? source.errors : source.plan.errors;
@@ -52695,16 +53378,23 @@ function planLine(summary) {
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
 }
 function closingLines(plans, where = "above") {
-  const summary = summarize(plans);
+  const blocked = plans.filter((s3) => s3.plan !== null && s3.plan.errors.length > 0 && s3.plan.changes.length > 0);
+  const summary = summarize(plans.filter((s3) => !blocked.includes(s3)));
   const unplanned = plans.filter((s3) => s3.plan === null).length;
   const lines = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
+  if (blocked.length > 0) lines.push(blockedLine(blocked, plans.length, where));
   if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count(plans.length, "source")}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
   if (plans.some((s3) => notAppliedLine(s3) !== null)) return [`Nothing was applied (see the errors ${where}). Make a new plan.`];
   if (plans.some((s3) => sourceErrors(s3).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
   return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
+}
+function blockedLine(blocked, sources, where) {
+  const changes = count(totalChanges(summarize(blocked)), "planned change");
+  if (sources === 1) return `No plan to apply: the errors ${where} block ${changes}.`;
+  return `Not to be applied: the errors ${where} block ${changes} of ${blocked.map((s3) => `source "${s3.name}"`).join(", ")}.`;
 }
 function keptUndeclared(plans) {
   return plans.reduce((sum, s3) => sum + (s3.plan?.keptUndeclared ?? 0), 0);
@@ -52752,11 +53442,11 @@ function codeDiffLines(change) {
     }
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
     for (const line of hunk.lines) {
-      const changed = isChanged(line);
-      if (changed && shown2 >= MAX_DIFF_CHANGED_LINES) hidden += 1;
+      const changed2 = isChanged(line);
+      if (changed2 && shown2 >= MAX_DIFF_CHANGED_LINES) hidden += 1;
       else if (shown2 < MAX_DIFF_CHANGED_LINES) {
         lines.push(line);
-        if (changed) shown2 += 1;
+        if (changed2) shown2 += 1;
       }
     }
   }
@@ -52841,6 +53531,7 @@ var init_describe = __esm({
     init_libesm();
     init_line_ends();
     init_code_content();
+    init_scope_names();
     init_saved();
     init_plural();
     MAX_CONTENT_FILES = 20;
@@ -52857,6 +53548,53 @@ var init_describe = __esm({
   }
 });
 
+// src/output/evidence-words.ts
+function someNames(names) {
+  const shown2 = names.slice(0, NAMED_WORKSPACES).join(", ");
+  return names.length > NAMED_WORKSPACES ? `${shown2} and ${names.length - NAMED_WORKSPACES} more` : shown2;
+}
+function evidenceLine(e) {
+  const them = e.policies.length === 1 ? "it" : "them";
+  const partial = e.partial ? "; partial: the read stopped before it read every run (evidence.max-requests)" : "";
+  const head = `evidence (${e.window}): `;
+  if (e.in_scope === 0) return `${head}no workspace in scope${partial}`;
+  if (e.evaluated === 0) return `${head}not yet evaluated in any of the ${count(e.in_scope, "workspace")} in scope${partial}`;
+  const fails = e.failing.length === 0 ? `fails in none of the ${count(e.in_scope, "workspace")} in scope` : `fails in ${e.failing.length} of ${count(e.in_scope, "workspace")} in scope (${someNames(e.failing)})`;
+  const never2 = e.not_evaluated === 0 ? "" : `; ${e.not_evaluated} never evaluated ${them}`;
+  return `${head}${fails}; ${e.passing} pass${never2}${partial}`;
+}
+function blockingLine(e) {
+  return e.blocking.length === 0 ? null : `would block runs in ${someNames(e.blocking)}`;
+}
+function isoMinute(ms) {
+  return new Date(ms).toISOString().slice(0, 16).concat("Z");
+}
+function progressParts(s3) {
+  const parts = [`${s3.cleanRuns} of ${count(s3.neededRuns, "clean run")}`];
+  if (s3.failing.length > 0) parts.push(`fails in ${someNames(s3.failing)}${s3.allowedFailing > 0 ? ` (${s3.allowedFailing} allowed)` : ""}`);
+  if (s3.errored.length > 0) parts.push(`errored in ${someNames(s3.errored)}`);
+  if (s3.partial) parts.push("evidence partial");
+  if (s3.waiting) parts.push(`not before ${isoMinute(s3.readyAt)}`);
+  return parts;
+}
+function rolloutLine(s3) {
+  const head = `policy "${s3.policy}": `;
+  if (s3.state === "starting") {
+    const time = s3.readyAt > s3.startedAt ? `, not before ${isoMinute(s3.readyAt)}` : "";
+    return `${head}rollout starts: held at ${s3.start} until ${count(s3.neededRuns, "clean run")}, at most ${count(s3.allowedFailing, "failing workspace")}${time}; then ${s3.level}`;
+  }
+  if (s3.state === "promoted") return `${head}promoted to ${s3.level} by its rollout: ${s3.cleanRuns} of ${count(s3.neededRuns, "clean run")}`;
+  return `${head}held at ${s3.start} by its rollout: ${progressParts(s3).join("; ")}`;
+}
+var NAMED_WORKSPACES;
+var init_evidence_words = __esm({
+  "src/output/evidence-words.ts"() {
+    "use strict";
+    init_plural();
+    NAMED_WORKSPACES = 5;
+  }
+});
+
 // src/output/text.ts
 function header(source) {
   const revision2 = source.revision === null ? "no revision" : `revision ${printable(source.revision)}`;
@@ -52869,6 +53607,12 @@ function renderSource(source, p2) {
   else if (plan.changes.length === 0 && noChangeLine(source) !== null) lines.push(`  ${noChangeLine(source)}`, "");
   for (const change of plan?.changes ?? []) {
     pushAll(lines, renderChange(change, p2));
+    lines.push("");
+  }
+  const rollouts = plan?.rollouts ?? [];
+  if (rollouts.length > 0) {
+    lines.push(p2.bold("Rollouts:"));
+    for (const rollout of rollouts) lines.push(`  - ${printable(rolloutLine(rollout))}`);
     lines.push("");
   }
   const warnings = plan?.warnings ?? [];
@@ -52934,10 +53678,10 @@ function renderChange(change, p2) {
     p2.bold(`  # ${change.resource} "${shown2}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
     `${paintSymbol(change.action, p2)} resource "${change.resource}" "${shown2}" {`
   ];
-  const entries = Object.entries(change.fields).map(([key, field2]) => [printable(key), field2]);
+  const entries = shownFields(change).map(([key, field2]) => [printable(key), field2, key]);
   const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
   if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${printable(formatValue(change.id))}`);
-  for (const [name, field2] of entries) {
+  for (const [name, field2, key] of entries) {
     if (name === "code" && hasCodeDiff(change)) {
       lines.push(`      ${p2.yellow("~")} code:`);
       for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(printableCode(line), p2)}`);
@@ -52945,6 +53689,12 @@ function renderChange(change, p2) {
     }
     lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field2)}`);
     if (name === "content") pushAll(lines, contentLines(change, p2));
+    for (const line of wildcardLines(change, key)) lines.push(`          # ${printable(line)}`);
+  }
+  if (change.evidence !== void 0) {
+    lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
+    const blocking = blockingLine(change.evidence);
+    if (blocking !== null) lines.push(p2.red(`        # ! ${printable(blocking)}`));
   }
   lines.push("    }");
   return lines;
@@ -52954,7 +53704,7 @@ function contentLines(change, p2) {
   if (listed === null) return [];
   const paint = { "+": p2.green, "~": p2.yellow, "-": p2.red };
   const lines = [`          # ${listed.heading}:`];
-  for (const { mark, path: path22 } of listed.files) lines.push(`          ${paint[mark](mark)} ${printable(path22)}`);
+  for (const { mark, path: path28 } of listed.files) lines.push(`          ${paint[mark](mark)} ${printable(path28)}`);
   if (listed.more > 0) lines.push(`          \u2026 and ${listed.more} more`);
   return lines;
 }
@@ -52983,6 +53733,7 @@ var init_text = __esm({
   "src/output/text.ts"() {
     "use strict";
     init_describe();
+    init_evidence_words();
     init_printable();
     SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
     WILL = {
@@ -53003,7 +53754,27 @@ function jsonChange(change) {
     id: change.id,
     action: change.action,
     reason: change.reason,
-    fields
+    fields,
+    ...(change.resource === "policy-set" || change.resource === "agent-pool") && change.scope !== void 0 ? { scope: change.scope } : {},
+    ...change.evidence === void 0 ? {} : { evidence: change.evidence }
+  };
+}
+function jsonRollout(s3) {
+  const iso = (ms) => new Date(ms).toISOString();
+  return {
+    policy: s3.policy,
+    state: s3.state,
+    start: s3.start,
+    level: s3.level,
+    started_at: iso(s3.startedAt),
+    ready_at: iso(s3.readyAt),
+    waiting: s3.waiting,
+    clean_runs: s3.cleanRuns,
+    needed_runs: s3.neededRuns,
+    failing: s3.failing,
+    allowed_failing: s3.allowedFailing,
+    errored: s3.errored,
+    partial: s3.partial
   };
 }
 function renderJson(plans, options = {}) {
@@ -53025,6 +53796,7 @@ function renderJson(plans, options = {}) {
         organization: source.organization,
         revision: source.revision,
         changes,
+        ...(source.plan?.rollouts ?? []).length === 0 ? {} : { rollouts: source.plan.rollouts.map(jsonRollout) },
         warnings: [...source.plan?.warnings ?? []],
         errors: [...sourceErrors(source)]
       };
@@ -53049,6 +53821,9 @@ var init_json = __esm({
 // src/output/markdown-escape.ts
 function escapeText(text2) {
   return printable(normalizeLineEnds(text2).replace(/\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+}
+function clip(text2, max) {
+  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}\u2026`;
 }
 function escapeHtml(text2) {
   return printable(text2).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -53166,7 +53941,7 @@ function contextLines(context) {
   return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
 }
 function countsTable(plans) {
-  const row = (label, s3, status) => `| ${label} | ${s3.create} | ${s3.update} | ${s3.replace} | ${s3.delete} | ${status} |`;
+  const row = (label, s3, status2) => `| ${label} | ${s3.create} | ${s3.update} | ${s3.replace} | ${s3.delete} | ${status2} |`;
   const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
   for (const source of plans) {
     if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
@@ -53203,6 +53978,10 @@ function sourceListings(source) {
       footer: [""]
     });
   }
+  const rollouts = plan?.rollouts ?? [];
+  if (rollouts.length > 0) {
+    listings.push({ title: [`#### Rollouts (${rollouts.length})`, ""], items: rollouts.map((r2) => ({ brief: `- ${escapeText(clip(rolloutLine(r2), 1e3))}` })), footer: [""] });
+  }
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     listings.push({
@@ -53215,17 +53994,24 @@ function sourceListings(source) {
 }
 function briefLine(change) {
   const id = change.id === null ? "" : ` (${inlineCode(change.id)})`;
-  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}${evidenceItems(change).map((l) => `
+${l}`).join("")}`;
+}
+function evidenceItems(change) {
+  if (change.evidence === void 0) return [];
+  const blocking = blockingLine(change.evidence);
+  return [`  - ${escapeText(evidenceLine(change.evidence))}`, ...blocking === null ? [] : [`  - \u26D4 **${escapeText(blocking)}**`]];
 }
 function fullItem(change) {
   const id = change.id === null ? "" : ` (<code>${escapeHtml(change.id)}</code>)`;
   const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
-  const lines = [`- <details><summary>${summary}</summary>`, ""];
-  for (const [name, field2] of Object.entries(change.fields)) {
+  const lines = [`- <details><summary>${summary}</summary>`, "", ...evidenceItems(change)];
+  for (const [name, field2] of shownFields(change)) {
     if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
     else if (change.action === "create" || field2.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field2.after)}`);
     else lines.push(`  - ${inlineCode(name)}: ${value(name, field2.before)} \u2192 ${value(name, field2.after)}`);
     if (name === "content") lines.push(...contentItems(change));
+    for (const line of wildcardLines(change, name)) lines.push(`    - ${escapeText(clip(line, 500))}`);
   }
   if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
   lines.push("", "  </details>");
@@ -53234,7 +54020,7 @@ function fullItem(change) {
 function contentItems(change) {
   const listed = contentFileLines(change);
   if (listed === null) return [];
-  const items = listed.files.map(({ mark, path: path22 }) => `    - ${mark} ${inlineCode(clip(path22, 300))}`);
+  const items = listed.files.map(({ mark, path: path28 }) => `    - ${mark} ${inlineCode(clip(path28, 300))}`);
   return [`  - ${escapeText(listed.heading)}:`, ...items, ...listed.more > 0 ? [`    - \u2026 and ${listed.more} more`] : []];
 }
 function value(name, v2) {
@@ -53246,13 +54032,11 @@ function cappedDiff(change) {
   if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
   return shown2;
 }
-function clip(text2, max) {
-  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}\u2026`;
-}
 var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
 var init_markdown = __esm({
   "src/output/markdown.ts"() {
     "use strict";
+    init_evidence_words();
     init_describe();
     init_markdown_escape();
     init_markdown_budget();
@@ -53316,9 +54100,9 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
   }
   const counts = outcomeCounts([outcome]);
   if (format === "markdown") {
-    const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
-    for (const f2 of failures) lines2.push(`- \u274C ${f2.change.action} ${f2.change.resource} \`${f2.change.name}\` failed: ${printable((f2.message ?? "unknown error").replace(/\r?\n/g, " "))}`);
-    for (const s3 of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s3.change.action} ${s3.change.resource} \`${s3.change.name}\`: not applied`);
+    const lines2 = ["", `#### Apply result for ${inlineCode(outcome.sourcePlan.name)}`, "", `${counts}.`, ""];
+    for (const f2 of failures) lines2.push(`- \u274C ${f2.change.action} ${f2.change.resource} ${inlineCode(f2.change.name)} failed: ${escapeText(clip(f2.message ?? "unknown error", 1e3))}`);
+    for (const s3 of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s3.change.action} ${s3.change.resource} ${inlineCode(s3.change.name)}: not applied`);
     return `${lines2.join("\n")}
 `;
   }
@@ -53351,6 +54135,7 @@ var init_applied = __esm({
     "use strict";
     init_types();
     init_describe();
+    init_markdown_escape();
     init_printable();
   }
 });
@@ -53408,7 +54193,7 @@ function newId(prefix) {
   return `${prefix}-${randomSuffix()}`;
 }
 var ALPHABET;
-var init_ids = __esm({
+var init_ids2 = __esm({
   "src/emulator/ids.ts"() {
     "use strict";
     ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -53418,18 +54203,18 @@ var init_ids = __esm({
 // src/emulator/blobs.ts
 function createBlobStore(now) {
   const blobs = /* @__PURE__ */ new Map();
-  const dropExpired = (at) => {
+  const dropExpired = (at3) => {
     for (const [key, blob] of blobs) {
-      if (blob.expires > at) return;
+      if (blob.expires > at3) return;
       blobs.delete(key);
     }
   };
   return {
     put(code) {
-      const at = now();
-      dropExpired(at);
+      const at3 = now();
+      dropExpired(at3);
       const key = randomSuffix(32);
-      blobs.set(key, { code, expires: at + BLOB_TTL_MS });
+      blobs.set(key, { code, expires: at3 + BLOB_TTL_MS });
       return key;
     },
     get(key) {
@@ -53443,7 +54228,7 @@ var BLOB_TTL_MS;
 var init_blobs = __esm({
   "src/emulator/blobs.ts"() {
     "use strict";
-    init_ids();
+    init_ids2();
     BLOB_TTL_MS = 5 * 60 * 1e3;
   }
 });
@@ -53459,7 +54244,7 @@ function kindOfWire(word) {
 function isPolicyKind(kind) {
   return kind === "native" || kind === "opa";
 }
-var LEVELS_BY_KIND, MAX_CODE_BYTES;
+var LEVELS_BY_KIND, LEVEL_RANK, FINAL_RUN_STATUSES, MAX_CODE_BYTES;
 var init_model = __esm({
   "src/model.ts"() {
     "use strict";
@@ -53467,6 +54252,16 @@ var init_model = __esm({
       native: ["hard-mandatory", "soft-mandatory", "advisory"],
       opa: ["mandatory", "advisory"]
     };
+    LEVEL_RANK = { advisory: 0, "soft-mandatory": 1, "hard-mandatory": 2, mandatory: 2 };
+    FINAL_RUN_STATUSES = /* @__PURE__ */ new Set([
+      "applied",
+      "planned_and_finished",
+      "errored",
+      "discarded",
+      "canceled",
+      "force_canceled",
+      "policy_soft_failed"
+    ]);
     MAX_CODE_BYTES = 10485760;
   }
 });
@@ -53486,8 +54281,8 @@ var init_records = __esm({
 });
 
 // src/emulator/http.ts
-function errorReply(status, errors) {
-  return { status, body: { errors } };
+function errorReply(status2, errors) {
+  return { status: status2, body: { errors } };
 }
 function notFound() {
   return new ReplyError(404, [{ status: "404", title: "not found" }]);
@@ -53557,9 +54352,9 @@ var init_http = __esm({
     "use strict";
     JSON_API = "application/vnd.api+json";
     ReplyError = class extends Error {
-      constructor(status, errors) {
-        super(errors[0]?.detail ?? errors[0]?.title ?? String(status));
-        this.status = status;
+      constructor(status2, errors) {
+        super(errors[0]?.detail ?? errors[0]?.title ?? String(status2));
+        this.status = status2;
         this.errors = errors;
       }
       status;
@@ -53570,9 +54365,93 @@ var init_http = __esm({
   }
 });
 
+// src/emulator/run-records.ts
+function createRunStore() {
+  return { runs: /* @__PURE__ */ new Map(), byWorkspace: /* @__PURE__ */ new Map(), stages: /* @__PURE__ */ new Map(), evaluations: /* @__PURE__ */ new Map(), setOutcomes: /* @__PURE__ */ new Map(), held: /* @__PURE__ */ new Map() };
+}
+function addRun(store, spec) {
+  const run = { id: spec.id ?? `run-${randomSuffix()}`, org: spec.org, workspaceId: spec.workspaceId, status: spec.status, createdAt: spec.createdAt, stageIds: [] };
+  const prePlan = { id: `ts-${randomSuffix()}`, runId: run.id, stage: "pre_plan", createdAt: spec.createdAt, evaluationIds: [] };
+  const postPlan = { id: `ts-${randomSuffix()}`, runId: run.id, stage: "post_plan", createdAt: spec.createdAt, evaluationIds: [] };
+  const held = [];
+  for (const evaluation of spec.evaluations) {
+    const record2 = { id: `poleval-${randomSuffix()}`, stageId: postPlan.id, kind: evaluation.kind, status: "running", createdAt: spec.createdAt, setOutcomeIds: [] };
+    const outcomes = evaluation.status === "unreachable" ? [] : evaluation.sets.map((set) => ({
+      ...set,
+      id: `psout-${randomSuffix()}`,
+      evaluationId: record2.id,
+      ...evaluation.status === "errored" ? { error: set.error ?? "the policy evaluation errored", outcomes: [] } : {}
+    }));
+    held.push({ evaluationId: record2.id, status: evaluation.status ?? statusOf(outcomes), outcomes });
+    store.evaluations.set(record2.id, record2);
+    postPlan.evaluationIds.push(record2.id);
+  }
+  for (const stage of [prePlan, postPlan]) {
+    store.stages.set(stage.id, stage);
+    run.stageIds.push(stage.id);
+  }
+  store.runs.set(run.id, run);
+  const list = store.byWorkspace.get(run.workspaceId) ?? [];
+  list.push(run);
+  list.sort((a, b3) => Date.parse(b3.createdAt) - Date.parse(a.createdAt));
+  store.byWorkspace.set(run.workspaceId, list);
+  store.held.set(run.id, held);
+  moveRun(store, run, run.status);
+  return run;
+}
+function moveRun(store, run, status2) {
+  run.status = status2;
+  if (EVALUATING.has(status2)) return;
+  for (const { evaluationId, status: ended, outcomes } of store.held.get(run.id) ?? []) {
+    const evaluation = store.evaluations.get(evaluationId);
+    if (evaluation === void 0) continue;
+    evaluation.status = ended;
+    for (const outcome of outcomes) {
+      store.setOutcomes.set(outcome.id, outcome);
+      evaluation.setOutcomeIds.push(outcome.id);
+    }
+  }
+  store.held.delete(run.id);
+}
+function statusOf(outcomes) {
+  const all = outcomes.flatMap((set) => set.outcomes);
+  if (all.some((outcome) => outcome.status === "failed" && outcome.enforcementLevel !== "advisory")) return "failed";
+  if (outcomes.some((set) => set.error !== null) || all.some((outcome) => outcome.status === "errored")) return "errored";
+  return "passed";
+}
+function resultCount(outcomes) {
+  const failed = outcomes.filter((outcome) => outcome.status === "failed");
+  return {
+    "advisory-failed": failed.filter((outcome) => outcome.enforcementLevel === "advisory").length,
+    "mandatory-failed": failed.filter((outcome) => outcome.enforcementLevel !== "advisory").length,
+    passed: outcomes.filter((outcome) => outcome.status === "passed").length,
+    errored: outcomes.filter((outcome) => outcome.status === "errored").length
+  };
+}
+var EVALUATING;
+var init_run_records = __esm({
+  "src/emulator/run-records.ts"() {
+    "use strict";
+    init_ids2();
+    EVALUATING = /* @__PURE__ */ new Set([
+      "pending",
+      "fetching",
+      "fetching_completed",
+      "queuing",
+      "plan_queued",
+      "planning",
+      "pre_plan_running",
+      "pre_plan_completed",
+      "post_plan_running",
+      "cost_estimating",
+      "policy_checking"
+    ]);
+  }
+});
+
 // src/emulator/store.ts
 function createStore(seed, now) {
-  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map(), versions: /* @__PURE__ */ new Map() };
+  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map(), versions: /* @__PURE__ */ new Map(), ingesting: /* @__PURE__ */ new Set(), runs: createRunStore() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,
@@ -53669,7 +54548,7 @@ function agentsOf(store, poolId) {
 }
 function seededSet(org, seed, now) {
   const set = typeof seed === "string" ? { id: seed } : seed;
-  const at = new Date(now()).toISOString();
+  const at3 = new Date(now()).toISOString();
   return [set.id, {
     id: set.id,
     org,
@@ -53677,10 +54556,12 @@ function seededSet(org, seed, now) {
     description: set.description ?? null,
     kind: set.kind ?? "native",
     global: set.global ?? false,
-    overridable: null,
+    // An opa set answers `overridable` false when created without it; a native one only while it is agent-enabled.
+    overridable: set.kind === "opa" ? false : null,
     agentEnabled: false,
     policyToolVersion: null,
     policiesPath: null,
+    policyUpdatePatterns: [],
     vcsRepo: null,
     workspaceIds: [...set.workspaces ?? []],
     projectIds: [...set.projects ?? []],
@@ -53688,8 +54569,8 @@ function seededSet(org, seed, now) {
     projectExclusionIds: [],
     versionIds: [],
     currentVersionId: null,
-    createdAt: at,
-    updatedAt: at,
+    createdAt: at3,
+    updatedAt: at3,
     parameters: /* @__PURE__ */ new Map()
   }];
 }
@@ -53704,7 +54585,8 @@ function findPolicySet(store, id, org) {
 var init_store = __esm({
   "src/emulator/store.ts"() {
     "use strict";
-    init_ids();
+    init_ids2();
+    init_run_records();
   }
 });
 
@@ -53735,7 +54617,7 @@ function policySetResource(store, set, nativeKind) {
       "agent-enabled": set.agentEnabled,
       "policy-tool-version": set.policyToolVersion,
       "policies-path": set.policiesPath,
-      "policy-update-patterns": [],
+      "policy-update-patterns": [...set.policyUpdatePatterns],
       versioned: isVersioned(set),
       "vcs-repo": set.vcsRepo,
       "policy-count": isVersioned(set) ? current?.policyCount ?? 0 : policyIds.length,
@@ -53897,28 +54779,29 @@ function parseSetCreate(body, org, policyExists, behaviour) {
   const global2 = optionalBoolean(attributes, "global") ?? false;
   const agentEnabled = optionalBoolean(attributes, "agent-enabled") ?? false;
   const vcsRepo = readVcsRepo(attributes["vcs-repo"]);
-  const members = {
+  const members2 = {
     policyIds: relationshipIds(relationships, "policies", "policies", policyExists) ?? [],
     workspaceIds: relationshipIds(relationships, "workspaces", "workspaces", (id) => org.workspaces.has(id)) ?? [],
     projectIds: relationshipIds(relationships, "projects", "projects", (id) => org.projects.has(id)) ?? [],
     workspaceExclusionIds: relationshipIds(relationships, "workspace-exclusions", "workspaces", (id) => org.workspaces.has(id)) ?? [],
     projectExclusionIds: relationshipIds(relationships, "project-exclusions", "projects", (id) => org.projects.has(id)) ?? []
   };
-  if (vcsRepo !== null && members.policyIds.length > 0) {
+  if (vcsRepo !== null && members2.policyIds.length > 0) {
     throw invalid("Policies cannot be added to a policy set with a VCS repository", "/data/relationships/policies");
   }
-  checkGlobalScope(global2, members.workspaceIds.length + members.projectIds.length);
+  checkGlobalScope(global2, members2.workspaceIds.length + members2.projectIds.length);
   return {
     name,
     description: optionalString(attributes, "description", true) ?? null,
     kind,
     global: global2,
-    overridable: agentEnabled ? optionalBoolean(attributes, "overridable") ?? false : null,
+    overridable: keepsOverridable(kind, agentEnabled) ? optionalBoolean(attributes, "overridable") ?? false : null,
     agentEnabled,
     policyToolVersion: agentEnabled ? optionalString(attributes, "policy-tool-version", true) ?? null : null,
     policiesPath: optionalString(attributes, "policies-path", true) ?? null,
+    policyUpdatePatterns: updatePatterns(attributes) ?? [],
     vcsRepo,
-    ...members
+    ...members2
   };
 }
 function checkGlobalScope(global2, scoped) {
@@ -53942,17 +54825,31 @@ function parseSetUpdate(body, set, org, behaviour) {
   }
   const agentEnabled = optionalBoolean(attributes, "agent-enabled") ?? set.agentEnabled;
   if (attributes["agent-enabled"] !== void 0) update2.agentEnabled = agentEnabled;
-  if (!agentEnabled) Object.assign(update2, { policyToolVersion: null, overridable: null });
-  else {
-    const overridable = optionalBoolean(attributes, "overridable");
-    if (overridable !== void 0) update2.overridable = overridable;
-    const tool = optionalString(attributes, "policy-tool-version", true);
-    if (tool !== void 0) update2.policyToolVersion = tool;
-  }
+  const overridable = optionalBoolean(attributes, "overridable");
+  if (!keepsOverridable(set.kind, agentEnabled)) update2.overridable = null;
+  else if (overridable !== void 0) update2.overridable = overridable;
+  else if (set.overridable === null) update2.overridable = false;
+  const tool = optionalString(attributes, "policy-tool-version", true);
+  if (!agentEnabled) update2.policyToolVersion = null;
+  else if (tool !== void 0) update2.policyToolVersion = tool;
   const policiesPath = optionalString(attributes, "policies-path", true);
   if (policiesPath !== void 0) update2.policiesPath = policiesPath;
+  const patterns = updatePatterns(attributes);
+  if (patterns !== void 0) update2.policyUpdatePatterns = patterns;
   if (attributes["vcs-repo"] !== void 0) update2.vcsRepo = readVcsRepo(attributes["vcs-repo"]);
   return update2;
+}
+function keepsOverridable(kind, agentEnabled) {
+  return kind === "opa" || agentEnabled;
+}
+function updatePatterns(attributes) {
+  const value2 = attributes["policy-update-patterns"];
+  if (value2 === void 0) return void 0;
+  if (value2 === null) return [];
+  if (!Array.isArray(value2) || value2.some((pattern) => typeof pattern !== "string")) {
+    throw invalid("policy-update-patterns must be a list of strings", "/data/attributes/policy-update-patterns");
+  }
+  return [...value2];
 }
 function readVcsRepo(value2) {
   if (value2 === void 0 || value2 === null) return null;
@@ -54212,7 +55109,7 @@ function fromBehaviour(behaviour) {
     "native-kind": behaviour.nativeKind,
     "list-omits-policy-sets": behaviour.listOmitsPolicySets,
     "show-omits-policy-sets": behaviour.showOmitsPolicySets,
-    "ingressing-reads": behaviour.ingressingReads
+    "ingestion-ms": behaviour.ingestionMs
   };
 }
 function toFault(raw) {
@@ -54224,18 +55121,23 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path22 = ["organizations", i2, "name"];
+      const path28 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path22, `${keyLabel(path22)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path28, `${keyLabel(path28)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     problems2.push(...setProblems(doc, org, i2, workspaceIds));
+    listAt(org, "runs").forEach((run, j3) => {
+      if (typeof run.workspace !== "string" || workspaceIds.has(run.workspace)) return;
+      const path28 = ["organizations", i2, "runs", j3, "workspace"];
+      problems2.push(doc.problem(path28, `${keyLabel(path28)} "${run.workspace}" is not a workspace of organization "${String(org.name)}"`));
+    });
     listAt(org, "agent-pools").forEach((pool, j3) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k3) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path22 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
-        problems2.push(doc.problem(path22, `${keyLabel(path22)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path28 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
+        problems2.push(doc.problem(path28, `${keyLabel(path28)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -54250,16 +55152,16 @@ function setProblems(doc, org, i2, workspaceIds) {
     const set = typeof entry === "string" ? { id: entry } : entry;
     for (const key of ["id", "name"]) {
       const value2 = key === "name" ? set.name ?? set.id : set.id;
-      const path22 = ["organizations", i2, "policy-sets", j3, ...typeof entry === "string" ? [] : [key]];
-      if (seen.has(`${key}:${String(value2)}`)) problems2.push(doc.problem(path22, `${keyLabel(path22)}: the policy set ${key} "${String(value2)}" is used twice`));
+      const path28 = ["organizations", i2, "policy-sets", j3, ...typeof entry === "string" ? [] : [key]];
+      if (seen.has(`${key}:${String(value2)}`)) problems2.push(doc.problem(path28, `${keyLabel(path28)}: the policy set ${key} "${String(value2)}" is used twice`));
       seen.add(`${key}:${String(value2)}`);
     }
     for (const [key, known] of [["workspaces", workspaceIds], ["projects", projectIds]]) {
       const ids = Array.isArray(set[key]) ? set[key] : [];
       ids.forEach((id, k3) => {
         if (known.has(id)) return;
-        const path22 = ["organizations", i2, "policy-sets", j3, key, k3];
-        problems2.push(doc.problem(path22, `${keyLabel(path22)} "${String(id)}" is not one of the ${key} of organization "${String(org.name)}"`));
+        const path28 = ["organizations", i2, "policy-sets", j3, key, k3];
+        problems2.push(doc.problem(path28, `${keyLabel(path28)} "${String(id)}" is not one of the ${key} of organization "${String(org.name)}"`));
       });
     }
   });
@@ -54296,7 +55198,12 @@ function toOrganization(raw) {
     };
   }
   org.agentPools = (raw["agent-pools"] ?? []).map(toPool);
+  if (raw.runs !== void 0) org.runs = raw.runs.map(toRun);
   return org;
+}
+function toRun(raw) {
+  const { "created-at": createdAt, outcomes, ...rest } = raw;
+  return { ...rest, createdAt: new Date(createdAt).toISOString(), ...outcomes === void 0 ? {} : { outcomes: outcomes.map((outcome) => ({ ...outcome })) } };
 }
 function toPool(raw) {
   const pool = { name: raw.name };
@@ -54326,7 +55233,7 @@ var init_seed = __esm({
       "native-kind": "nativeKind",
       "list-omits-policy-sets": "listOmitsPolicySets",
       "show-omits-policy-sets": "showOmitsPolicySets",
-      "ingressing-reads": "ingressingReads"
+      "ingestion-ms": "ingestionMs"
     };
   }
 });
@@ -54381,6 +55288,204 @@ var init_control_input = __esm({
   }
 });
 
+// src/emulator/ingestion.ts
+function settleDue(store, now) {
+  const due = [...store.ingesting].map((id) => store.versions.get(id)).filter((version) => version !== void 0 && version.settlesAt !== null && version.settlesAt <= now);
+  for (const version of due.sort((a, b3) => (a.settlesAt ?? 0) - (b3.settlesAt ?? 0))) settle(store, version);
+  for (const id of store.ingesting) if (!store.versions.has(id)) store.ingesting.delete(id);
+}
+function settle(store, version) {
+  store.ingesting.delete(version.id);
+  const outcome = version.outcome;
+  if (outcome === null || version.settlesAt === null) return;
+  const at3 = new Date(version.settlesAt).toISOString();
+  version.status = outcome.status;
+  version.errorMessage = outcome.errorMessage;
+  version.policyCount = outcome.policyCount;
+  version.statusTimestamps[`${outcome.status}-at`] = at3;
+  version.updatedAt = at3;
+  const set = findPolicySet(store, version.setId);
+  if (set === void 0 || outcome.status !== "ready") return;
+  const current = set.currentVersionId === null ? -1 : set.versionIds.indexOf(set.currentVersionId);
+  if (set.versionIds.indexOf(version.id) > current) set.currentVersionId = version.id;
+  set.updatedAt = at3;
+}
+var init_ingestion = __esm({
+  "src/emulator/ingestion.ts"() {
+    "use strict";
+    init_store();
+  }
+});
+
+// src/emulator/run-builder.ts
+function addSeededRuns(store, seed, now) {
+  for (const org of seed.organizations) {
+    for (const run of org.runs ?? []) addRun(store.runs, seedRunSpec(org.name, run, new Date(now()).toISOString()));
+  }
+}
+function seedRunSpec(org, run, nowIso) {
+  const byKind = /* @__PURE__ */ new Map();
+  for (const outcome of run.outcomes ?? []) {
+    const kind = outcome.kind ?? "native";
+    const sets = byKind.get(kind) ?? /* @__PURE__ */ new Map();
+    byKind.set(kind, sets);
+    const set = sets.get(outcome.set) ?? { setName: outcome.set, setDescription: null, overridable: null, error: null, outcomes: [] };
+    sets.set(outcome.set, set);
+    set.outcomes.push({
+      policyName: outcome.policy,
+      enforcementLevel: outcome.level ?? LEVELS_BY_KIND[kind][0] ?? "advisory",
+      status: outcome.status,
+      description: null,
+      query: null,
+      prints: [...outcome.print ?? []]
+    });
+  }
+  if (byKind.size === 0 && run.evaluation !== void 0) byKind.set(run.kind ?? "native", /* @__PURE__ */ new Map());
+  const evaluations = [...byKind].map(([kind, sets]) => ({
+    kind,
+    sets: [...sets.values()],
+    ...run.evaluation === void 0 ? {} : { status: run.evaluation }
+  }));
+  return {
+    ...run.id === void 0 ? {} : { id: run.id },
+    org,
+    workspaceId: run.workspace,
+    createdAt: run.createdAt || nowIso,
+    status: run.status ?? "applied",
+    evaluations
+  };
+}
+function tableRunSpec(store, org, table) {
+  if (!org.workspaces.has(table.workspaceId)) throw badRequest(`workspace ${table.workspaceId} is not a workspace of organization ${org.name}`);
+  const sets = [...org.policySets.values()].filter((set) => set.kind !== "tfpolicy" && applies(org, set, table.workspaceId));
+  const policies = policiesOf(store, org.name);
+  const named = new Set(Object.keys(table.outcomes));
+  const byKind = /* @__PURE__ */ new Map();
+  for (const set of sets) {
+    const outcomes = policies.filter((policy) => policy.policySetIds.includes(set.id)).map((policy) => {
+      named.delete(policy.name);
+      return {
+        policyName: policy.name,
+        enforcementLevel: policy.level,
+        status: table.outcomes[policy.name] ?? "passed",
+        description: policy.description,
+        query: policy.query,
+        prints: [...table.prints?.[policy.name] ?? []]
+      };
+    });
+    const list = byKind.get(set.kind) ?? [];
+    list.push({ setName: set.name, setDescription: set.description, overridable: set.overridable, error: null, outcomes });
+    byKind.set(set.kind, list);
+  }
+  if (named.size > 0) {
+    throw badRequest(`no policy set that applies to workspace ${table.workspaceId} holds ${[...named].map((name) => JSON.stringify(name)).join(", ")}`);
+  }
+  const evaluations = [...byKind].map(([kind, setSpecs]) => ({
+    kind,
+    sets: setSpecs,
+    ...table.evaluation === void 0 ? {} : { status: table.evaluation }
+  }));
+  return { org: org.name, workspaceId: table.workspaceId, createdAt: table.createdAt, status: table.status, evaluations };
+}
+function applies(org, set, workspaceId) {
+  const project = org.workspaceProjects.get(workspaceId);
+  const excluded2 = set.workspaceExclusionIds.includes(workspaceId) || project !== void 0 && set.projectExclusionIds.includes(project);
+  if (excluded2) return false;
+  return set.global || set.workspaceIds.includes(workspaceId) || project !== void 0 && set.projectIds.includes(project);
+}
+var init_run_builder = __esm({
+  "src/emulator/run-builder.ts"() {
+    "use strict";
+    init_model();
+    init_http();
+    init_run_records();
+    init_store();
+  }
+});
+
+// src/emulator/run-input.ts
+function readRunTable(body, nowIso) {
+  if (!isObject2(body) || typeof body.workspace !== "string") throw badRequest('body must be {"workspace": "ws-\u2026", "outcomes": {"policy name": "passed" | "failed" | "errored"}, ...}');
+  const outcomes = body.outcomes ?? {};
+  if (!isObject2(outcomes)) throw badRequest("outcomes must map policy names to passed, failed or errored");
+  for (const [name, status2] of Object.entries(outcomes)) {
+    if (!OUTCOMES.includes(status2)) throw badRequest(`outcomes["${name}"] must be passed, failed or errored`);
+  }
+  const table = { workspaceId: body.workspace, outcomes, status: readStatus2(body.status) ?? "applied", createdAt: nowIso };
+  if (body["created-at"] !== void 0) table.createdAt = dateTime2(body["created-at"]);
+  if (body.evaluation !== void 0) {
+    if (body.evaluation !== "unreachable" && body.evaluation !== "errored") throw badRequest("evaluation must be unreachable or errored");
+    table.evaluation = body.evaluation;
+  }
+  if (body.print !== void 0) table.prints = readPrints(body.print);
+  return table;
+}
+function readStatus2(value2) {
+  if (value2 === void 0) return void 0;
+  if (typeof value2 !== "string" || !STATUS_WORD2.test(value2)) throw badRequest("status must be a run status word such as applied or post_plan_running");
+  return value2;
+}
+function readPrints(value2) {
+  if (!isObject2(value2)) throw badRequest("print must map policy names to lists of lines");
+  const prints = {};
+  for (const [name, lines] of Object.entries(value2)) {
+    if (!Array.isArray(lines) || !lines.every((line) => typeof line === "string")) throw badRequest(`print["${name}"] must be a list of lines`);
+    prints[name] = lines;
+  }
+  return prints;
+}
+function dateTime2(value2) {
+  const time = typeof value2 === "string" ? Date.parse(value2) : NaN;
+  if (Number.isNaN(time)) throw badRequest("created-at must be an ISO 8601 date-time");
+  return new Date(time).toISOString();
+}
+var OUTCOMES, STATUS_WORD2;
+var init_run_input = __esm({
+  "src/emulator/run-input.ts"() {
+    "use strict";
+    init_http();
+    OUTCOMES = ["passed", "failed", "errored"];
+    STATUS_WORD2 = /^[a-z][a-z_]*$/;
+  }
+});
+
+// src/emulator/control-runs.ts
+function runControlAnswer(runs, run) {
+  const stages = run.stageIds.flatMap((id) => runs.stages.get(id) ?? []);
+  const evaluations = stages.flatMap((stage) => stage.evaluationIds.flatMap((id) => runs.evaluations.get(id) ?? []));
+  return {
+    id: run.id,
+    status: run.status,
+    "created-at": run.createdAt,
+    "task-stages": stages.map((stage) => ({ id: stage.id, stage: stage.stage })),
+    "policy-evaluations": evaluations.map((evaluation) => ({ id: evaluation.id, status: evaluation.status, "policy-set-outcomes": evaluation.setOutcomeIds }))
+  };
+}
+function addTableRun(ctx, body) {
+  const table = readRunTable(body, new Date(ctx.now()).toISOString());
+  const org = [...ctx.store.orgs.values()].find((candidate) => candidate.workspaces.has(table.workspaceId));
+  if (org === void 0) throw badRequest(`workspace ${table.workspaceId} is in no organization`);
+  const run = addRun(ctx.store.runs, tableRunSpec(ctx.store, org, table));
+  return runControlAnswer(ctx.store.runs, run);
+}
+function moveRun2(ctx, body) {
+  const run = ctx.store.runs.runs.get(ctx.params.id ?? "");
+  if (run === void 0) throw notFound();
+  const status2 = isObject2(body) ? readStatus2(body.status) : void 0;
+  if (status2 === void 0) throw badRequest('body must be {"status": "applied"} (a run status word)');
+  moveRun(ctx.store.runs, run, status2);
+  return runControlAnswer(ctx.store.runs, run);
+}
+var init_control_runs = __esm({
+  "src/emulator/control-runs.ts"() {
+    "use strict";
+    init_http();
+    init_run_builder();
+    init_run_input();
+    init_run_records();
+  }
+});
+
 // src/emulator/control.ts
 function controlRoutes(deps) {
   return [
@@ -54394,7 +55499,9 @@ function controlRoutes(deps) {
     { method: "PUT", pattern: "/rate-limit", handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: "GET", pattern: "/behaviour", handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: "PUT", pattern: "/behaviour", handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
-    { method: "GET", pattern: "/state", handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) }
+    { method: "GET", pattern: "/state", handler: (ctx) => (settleDue(ctx.store, ctx.now()), ok(dumpState(ctx.store, ctx.behaviour.nativeKind))) },
+    { method: "POST", pattern: "/runs", handler: async (ctx) => ok(addTableRun(ctx, await readJson(ctx))) },
+    { method: "PATCH", pattern: "/runs/:id", handler: async (ctx) => ok(moveRun2(ctx, await readJson(ctx))) }
   ];
 }
 function ok(body) {
@@ -54512,8 +55619,10 @@ var init_control = __esm({
     init_lookups();
     init_control_input();
     init_seed();
+    init_ingestion();
     init_policy_set_documents();
     init_store();
+    init_control_runs();
   }
 });
 
@@ -54535,14 +55644,14 @@ function createFaultList(now) {
       return faults.map((fault) => ({ ...fault.spec, taken: fault.taken }));
     },
     take(target) {
-      const at = now();
+      const at3 = now();
       for (const fault of faults) {
-        if (fault.remaining <= 0 || fault.endsAt !== null && at >= fault.endsAt) continue;
+        if (fault.remaining <= 0 || fault.endsAt !== null && at3 >= fault.endsAt) continue;
         if (fault.spec.method !== void 0 && fault.spec.method.toUpperCase() !== target.method) continue;
         if (fault.pattern === null ? target.pathOnly === true : !fault.pattern.test(target.path)) continue;
         if (fault.spec.kind === "duplicate-items" && target.page <= 1) continue;
         const duration3 = fault.spec["duration-ms"];
-        if (duration3 !== void 0) fault.endsAt ??= at + duration3;
+        if (duration3 !== void 0) fault.endsAt ??= at3 + duration3;
         fault.remaining -= 1;
         fault.taken += 1;
         return fault.spec;
@@ -54606,17 +55715,17 @@ var init_hostile_replies = __esm({
 function createRateLimiter(initialLimit, now, initialWindow = "sliding", reset = "real") {
   let limit2 = initialLimit;
   let window2 = initialWindow;
-  const spent = /* @__PURE__ */ new Map();
+  const spent2 = /* @__PURE__ */ new Map();
   return {
     take(key) {
       if (limit2 <= 0) return { allowed: true, headers: {} };
-      const at = now();
-      const times = spent.get(key) ?? [];
-      spent.set(key, times);
-      forget(times, at, window2);
+      const at3 = now();
+      const times = spent2.get(key) ?? [];
+      spent2.set(key, times);
+      forget(times, at3, window2);
       const allowed = times.length < limit2;
-      if (allowed) times.push(at);
-      const seconds2 = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1e3;
+      if (allowed) times.push(at3);
+      const seconds2 = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at3) + WINDOW_MS - at3) / 1e3;
       return {
         allowed,
         headers: {
@@ -54628,25 +55737,25 @@ function createRateLimiter(initialLimit, now, initialWindow = "sliding", reset =
     },
     setLimit(next) {
       limit2 = next;
-      spent.clear();
+      spent2.clear();
     },
     setWindow(next) {
       window2 = next;
-      spent.clear();
+      spent2.clear();
     },
     limit: () => limit2,
     window: () => window2
   };
 }
-function forget(times, at, window2) {
+function forget(times, at3, window2) {
   const first2 = times[0];
   if (first2 === void 0) return;
   if (window2 === "fixed") {
-    if (at - first2 >= WINDOW_MS) times.length = 0;
+    if (at3 - first2 >= WINDOW_MS) times.length = 0;
     return;
   }
   let expired = 0;
-  while (expired < times.length && at - (times[expired] ?? at) >= WINDOW_MS) expired += 1;
+  while (expired < times.length && at3 - (times[expired] ?? at3) >= WINDOW_MS) expired += 1;
   if (expired > 0) times.splice(0, expired);
 }
 var WINDOW_MS, RATE_LIMITED_BODY;
@@ -54663,9 +55772,10 @@ var init_rate_limit = __esm({
 // src/emulator/pipeline.ts
 import { createHash as createHash2, timingSafeEqual } from "node:crypto";
 async function handleApi(p2, ctx, loggedPath, res) {
+  settleDue(ctx.store, ctx.now());
   const presented = bearer(ctx.req);
   const rate = p2.limiter.take(presented ?? "");
-  const finish = (status) => record(p2, ctx, loggedPath, status);
+  const finish = (status2) => record(p2, ctx, loggedPath, status2);
   if (!sameToken(presented, p2.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
   if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
@@ -54673,8 +55783,8 @@ async function handleApi(p2, ctx, loggedPath, res) {
   const headers = { ...rate.headers, ...fault?.headers };
   if (fault?.kind === "drop") return lose(ctx, res, finish);
   if (fault?.kind === "status") {
-    const status = fault.status ?? 503;
-    return answer(res, errorReply(status, [{ status: String(status), title: "injected fault", detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
+    const status2 = fault.status ?? 503;
+    return answer(res, errorReply(status2, [{ status: String(status2), title: "injected fault", detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
   if (fault?.kind === "latency") {
     if (ctx.method !== "GET") await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => void 0);
@@ -54707,16 +55817,16 @@ function endless(reply, ctx) {
 }
 async function handleBlob(p2, ctx, loggedPath, res) {
   const reply = await route(p2.blobs, ctx);
-  answer(res, reply, {}, JSON_API, (status) => record(p2, ctx, loggedPath, status));
+  answer(res, reply, {}, JSON_API, (status2) => record(p2, ctx, loggedPath, status2));
 }
 async function handleUpload(p2, ctx, fullPath, res) {
-  const finish = (status) => record(p2, ctx, fullPath, status);
+  const finish = (status2) => record(p2, ctx, fullPath, status2);
   const fault = p2.faults.take({ method: ctx.method, path: fullPath, page: 1, pathOnly: true });
   if (fault?.kind === "drop") return lose(ctx, res, finish);
   if (fault?.kind === "status") {
-    const status = fault.status ?? 503;
+    const status2 = fault.status ?? 503;
     ctx.req.resume();
-    return answer(res, errorReply(status, [{ status: String(status), title: "injected fault", detail: "fault injected by the emulator" }]), fault.headers ?? {}, JSON_API, finish);
+    return answer(res, errorReply(status2, [{ status: String(status2), title: "injected fault", detail: "fault injected by the emulator" }]), fault.headers ?? {}, JSON_API, finish);
   }
   if (fault?.kind === "latency") await delay(res, fault["latency-ms"] ?? 1e3, false);
   const reply = await route(p2.uploads, ctx);
@@ -54762,10 +55872,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record(p2, ctx, path22, status) {
+function record(p2, ctx, path28, status2) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path22, status, "content-type": contentType, "user-agent": ctx.req.headers["user-agent"] ?? null, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path22, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path28, status: status2, "content-type": contentType, "user-agent": ctx.req.headers["user-agent"] ?? null, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path28, status: status2 }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -54794,6 +55904,7 @@ var MALFORMED_BODY, MUTATING;
 var init_pipeline = __esm({
   "src/emulator/pipeline.ts"() {
     "use strict";
+    init_ingestion();
     init_hostile_replies();
     init_http();
     init_model();
@@ -54827,10 +55938,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path22) => {
+  return (method, path28) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path22);
+      const found = route3.regex.exec(path28);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -55020,7 +56131,7 @@ var init_routes_policies = __esm({
     "use strict";
     init_documents();
     init_http();
-    init_ids();
+    init_ids2();
     init_lookups();
     init_pagination();
     init_records();
@@ -55184,9 +56295,9 @@ async function createSet(ctx) {
   const limits = org.entitlements;
   if (limits.policySetLimit !== null && org.policySets.size >= limits.policySetLimit) throw overLimit("Policy set", limits.policySetLimit);
   if (limits.policyLimit !== null && input.policyIds.length > limits.policyLimit) throw overLimit("Policy", limits.policyLimit);
-  const at = new Date(ctx.now()).toISOString();
+  const at3 = new Date(ctx.now()).toISOString();
   const { policyIds, ...settings2 } = input;
-  const set = { id: newId("polset"), org: org.name, ...settings2, versionIds: [], currentVersionId: null, createdAt: at, updatedAt: at, parameters: /* @__PURE__ */ new Map() };
+  const set = { id: newId("polset"), org: org.name, ...settings2, versionIds: [], currentVersionId: null, createdAt: at3, updatedAt: at3, parameters: /* @__PURE__ */ new Map() };
   org.policySets.set(set.id, set);
   for (const id of policyIds) ctx.store.policies.get(id)?.policySetIds.push(set.id);
   return { status: 201, body: { data: policySetResource(ctx.store, set, ctx.behaviour.nativeKind) } };
@@ -55213,7 +56324,7 @@ var init_routes_policy_sets = __esm({
   "src/emulator/routes-policy-sets.ts"() {
     "use strict";
     init_http();
-    init_ids();
+    init_ids2();
     init_lookups();
     init_pagination();
     init_policy_set_documents();
@@ -55237,8 +56348,8 @@ function requireParameter(ctx) {
   if (parameter === void 0) throw notFound();
   return { set, parameter };
 }
-function one(ctx, found, status = 200) {
-  return { status, body: { data: parameterResource(found.set, found.parameter) } };
+function one(ctx, found, status2 = 200) {
+  return { status: status2, body: { data: parameterResource(found.set, found.parameter) } };
 }
 function listParameters(ctx) {
   const set = requireSet(ctx.store, ctx.params.id);
@@ -55290,7 +56401,7 @@ var init_routes_parameters = __esm({
   "src/emulator/routes-parameters.ts"() {
     "use strict";
     init_http();
-    init_ids();
+    init_ids2();
     init_pagination();
     init_policy_set_documents();
     init_routes_policy_sets();
@@ -55313,7 +56424,7 @@ async function changeMembers(ctx, name, change) {
   const org = ctx.store.orgs.get(set.org);
   if (org === void 0) throw notFound();
   const ids = readItems(await readJsonBody(ctx.req, JSON_API), ITEM_TYPES[name], (id) => exists(org, name, id));
-  const key = LISTS[name];
+  const key = LISTS2[name];
   if (change === "add") {
     const next = [...set[key], ...ids.filter((id) => !set[key].includes(id))];
     if (name === "workspaces" || name === "projects") checkGlobalScope(set.global, next.length);
@@ -55359,7 +56470,7 @@ function readItems(body, type, exists3) {
     return item.id;
   });
 }
-var RELATIONSHIPS, ITEM_TYPES, policySetMemberRoutes, LISTS, SINGULAR;
+var RELATIONSHIPS, ITEM_TYPES, policySetMemberRoutes, LISTS2, SINGULAR;
 var init_routes_policy_set_members = __esm({
   "src/emulator/routes-policy-set-members.ts"() {
     "use strict";
@@ -55379,7 +56490,7 @@ var init_routes_policy_set_members = __esm({
       { method: "POST", pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx) => changeMembers(ctx, name, "add") },
       { method: "DELETE", pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx) => changeMembers(ctx, name, "remove") }
     ]);
-    LISTS = {
+    LISTS2 = {
       workspaces: "workspaceIds",
       projects: "projectIds",
       "workspace-exclusions": "workspaceExclusionIds",
@@ -55389,3204 +56500,324 @@ var init_routes_policy_set_members = __esm({
   }
 });
 
-// node_modules/universalify/index.js
-var require_universalify = __commonJS({
-  "node_modules/universalify/index.js"(exports) {
-    "use strict";
-    exports.fromCallback = function(fn) {
-      return Object.defineProperty(function(...args) {
-        if (typeof args[args.length - 1] === "function") fn.apply(this, args);
-        else {
-          return new Promise((resolve4, reject) => {
-            args.push((err, res) => err != null ? reject(err) : resolve4(res));
-            fn.apply(this, args);
-          });
-        }
-      }, "name", { value: fn.name });
-    };
-    exports.fromPromise = function(fn) {
-      return Object.defineProperty(function(...args) {
-        const cb = args[args.length - 1];
-        if (typeof cb !== "function") return fn.apply(this, args);
-        else {
-          args.pop();
-          fn.apply(this, args).then((r2) => cb(null, r2), cb);
-        }
-      }, "name", { value: fn.name });
-    };
-  }
-});
-
-// node_modules/graceful-fs/polyfills.js
-var require_polyfills = __commonJS({
-  "node_modules/graceful-fs/polyfills.js"(exports, module) {
-    var constants3 = __require("constants");
-    var origCwd = process.cwd;
-    var cwd = null;
-    var platform = process.env.GRACEFUL_FS_PLATFORM || process.platform;
-    process.cwd = function() {
-      if (!cwd)
-        cwd = origCwd.call(process);
-      return cwd;
-    };
-    try {
-      process.cwd();
-    } catch (er) {
-    }
-    if (typeof process.chdir === "function") {
-      chdir = process.chdir;
-      process.chdir = function(d) {
-        cwd = null;
-        chdir.call(process, d);
-      };
-      if (Object.setPrototypeOf) Object.setPrototypeOf(process.chdir, chdir);
-    }
-    var chdir;
-    module.exports = patch;
-    function patch(fs2) {
-      if (constants3.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
-        patchLchmod(fs2);
-      }
-      if (!fs2.lutimes) {
-        patchLutimes(fs2);
-      }
-      fs2.chown = chownFix(fs2.chown);
-      fs2.fchown = chownFix(fs2.fchown);
-      fs2.lchown = chownFix(fs2.lchown);
-      fs2.chmod = chmodFix(fs2.chmod);
-      fs2.fchmod = chmodFix(fs2.fchmod);
-      fs2.lchmod = chmodFix(fs2.lchmod);
-      fs2.chownSync = chownFixSync(fs2.chownSync);
-      fs2.fchownSync = chownFixSync(fs2.fchownSync);
-      fs2.lchownSync = chownFixSync(fs2.lchownSync);
-      fs2.chmodSync = chmodFixSync(fs2.chmodSync);
-      fs2.fchmodSync = chmodFixSync(fs2.fchmodSync);
-      fs2.lchmodSync = chmodFixSync(fs2.lchmodSync);
-      fs2.stat = statFix(fs2.stat);
-      fs2.fstat = statFix(fs2.fstat);
-      fs2.lstat = statFix(fs2.lstat);
-      fs2.statSync = statFixSync(fs2.statSync);
-      fs2.fstatSync = statFixSync(fs2.fstatSync);
-      fs2.lstatSync = statFixSync(fs2.lstatSync);
-      if (fs2.chmod && !fs2.lchmod) {
-        fs2.lchmod = function(path22, mode, cb) {
-          if (cb) process.nextTick(cb);
-        };
-        fs2.lchmodSync = function() {
-        };
-      }
-      if (fs2.chown && !fs2.lchown) {
-        fs2.lchown = function(path22, uid, gid, cb) {
-          if (cb) process.nextTick(cb);
-        };
-        fs2.lchownSync = function() {
-        };
-      }
-      if (platform === "win32") {
-        fs2.rename = typeof fs2.rename !== "function" ? fs2.rename : (function(fs$rename) {
-          function rename2(from, to, cb) {
-            var start = Date.now();
-            var backoff = 0;
-            fs$rename(from, to, function CB(er) {
-              if (er && (er.code === "EACCES" || er.code === "EPERM" || er.code === "EBUSY") && Date.now() - start < 6e4) {
-                setTimeout(function() {
-                  fs2.stat(to, function(stater, st) {
-                    if (stater && stater.code === "ENOENT")
-                      fs$rename(from, to, CB);
-                    else
-                      cb(er);
-                  });
-                }, backoff);
-                if (backoff < 100)
-                  backoff += 10;
-                return;
-              }
-              if (cb) cb(er);
-            });
-          }
-          if (Object.setPrototypeOf) Object.setPrototypeOf(rename2, fs$rename);
-          return rename2;
-        })(fs2.rename);
-      }
-      fs2.read = typeof fs2.read !== "function" ? fs2.read : (function(fs$read) {
-        function read(fd, buffer, offset, length, position, callback_) {
-          var callback;
-          if (callback_ && typeof callback_ === "function") {
-            var eagCounter = 0;
-            callback = function(er, _3, __) {
-              if (er && er.code === "EAGAIN" && eagCounter < 10) {
-                eagCounter++;
-                return fs$read.call(fs2, fd, buffer, offset, length, position, callback);
-              }
-              callback_.apply(this, arguments);
-            };
-          }
-          return fs$read.call(fs2, fd, buffer, offset, length, position, callback);
-        }
-        if (Object.setPrototypeOf) Object.setPrototypeOf(read, fs$read);
-        return read;
-      })(fs2.read);
-      fs2.readSync = typeof fs2.readSync !== "function" ? fs2.readSync : /* @__PURE__ */ (function(fs$readSync) {
-        return function(fd, buffer, offset, length, position) {
-          var eagCounter = 0;
-          while (true) {
-            try {
-              return fs$readSync.call(fs2, fd, buffer, offset, length, position);
-            } catch (er) {
-              if (er.code === "EAGAIN" && eagCounter < 10) {
-                eagCounter++;
-                continue;
-              }
-              throw er;
-            }
-          }
-        };
-      })(fs2.readSync);
-      function patchLchmod(fs3) {
-        fs3.lchmod = function(path22, mode, callback) {
-          fs3.open(
-            path22,
-            constants3.O_WRONLY | constants3.O_SYMLINK,
-            mode,
-            function(err, fd) {
-              if (err) {
-                if (callback) callback(err);
-                return;
-              }
-              fs3.fchmod(fd, mode, function(err2) {
-                fs3.close(fd, function(err22) {
-                  if (callback) callback(err2 || err22);
-                });
-              });
-            }
-          );
-        };
-        fs3.lchmodSync = function(path22, mode) {
-          var fd = fs3.openSync(path22, constants3.O_WRONLY | constants3.O_SYMLINK, mode);
-          var threw = true;
-          var ret2;
-          try {
-            ret2 = fs3.fchmodSync(fd, mode);
-            threw = false;
-          } finally {
-            if (threw) {
-              try {
-                fs3.closeSync(fd);
-              } catch (er) {
-              }
-            } else {
-              fs3.closeSync(fd);
-            }
-          }
-          return ret2;
-        };
-      }
-      function patchLutimes(fs3) {
-        if (constants3.hasOwnProperty("O_SYMLINK") && fs3.futimes) {
-          fs3.lutimes = function(path22, at, mt, cb) {
-            fs3.open(path22, constants3.O_SYMLINK, function(er, fd) {
-              if (er) {
-                if (cb) cb(er);
-                return;
-              }
-              fs3.futimes(fd, at, mt, function(er2) {
-                fs3.close(fd, function(er22) {
-                  if (cb) cb(er2 || er22);
-                });
-              });
-            });
-          };
-          fs3.lutimesSync = function(path22, at, mt) {
-            var fd = fs3.openSync(path22, constants3.O_SYMLINK);
-            var ret2;
-            var threw = true;
-            try {
-              ret2 = fs3.futimesSync(fd, at, mt);
-              threw = false;
-            } finally {
-              if (threw) {
-                try {
-                  fs3.closeSync(fd);
-                } catch (er) {
-                }
-              } else {
-                fs3.closeSync(fd);
-              }
-            }
-            return ret2;
-          };
-        } else if (fs3.futimes) {
-          fs3.lutimes = function(_a2, _b, _c, cb) {
-            if (cb) process.nextTick(cb);
-          };
-          fs3.lutimesSync = function() {
-          };
-        }
-      }
-      function chmodFix(orig) {
-        if (!orig) return orig;
-        return function(target, mode, cb) {
-          return orig.call(fs2, target, mode, function(er) {
-            if (chownErOk(er)) er = null;
-            if (cb) cb.apply(this, arguments);
-          });
-        };
-      }
-      function chmodFixSync(orig) {
-        if (!orig) return orig;
-        return function(target, mode) {
-          try {
-            return orig.call(fs2, target, mode);
-          } catch (er) {
-            if (!chownErOk(er)) throw er;
-          }
-        };
-      }
-      function chownFix(orig) {
-        if (!orig) return orig;
-        return function(target, uid, gid, cb) {
-          return orig.call(fs2, target, uid, gid, function(er) {
-            if (chownErOk(er)) er = null;
-            if (cb) cb.apply(this, arguments);
-          });
-        };
-      }
-      function chownFixSync(orig) {
-        if (!orig) return orig;
-        return function(target, uid, gid) {
-          try {
-            return orig.call(fs2, target, uid, gid);
-          } catch (er) {
-            if (!chownErOk(er)) throw er;
-          }
-        };
-      }
-      function statFix(orig) {
-        if (!orig) return orig;
-        return function(target, options, cb) {
-          if (typeof options === "function") {
-            cb = options;
-            options = null;
-          }
-          function callback(er, stats) {
-            if (stats) {
-              if (stats.uid < 0) stats.uid += 4294967296;
-              if (stats.gid < 0) stats.gid += 4294967296;
-            }
-            if (cb) cb.apply(this, arguments);
-          }
-          return options ? orig.call(fs2, target, options, callback) : orig.call(fs2, target, callback);
-        };
-      }
-      function statFixSync(orig) {
-        if (!orig) return orig;
-        return function(target, options) {
-          var stats = options ? orig.call(fs2, target, options) : orig.call(fs2, target);
-          if (stats) {
-            if (stats.uid < 0) stats.uid += 4294967296;
-            if (stats.gid < 0) stats.gid += 4294967296;
-          }
-          return stats;
-        };
-      }
-      function chownErOk(er) {
-        if (!er)
-          return true;
-        if (er.code === "ENOSYS")
-          return true;
-        var nonroot = !process.getuid || process.getuid() !== 0;
-        if (nonroot) {
-          if (er.code === "EINVAL" || er.code === "EPERM")
-            return true;
-        }
-        return false;
-      }
-    }
-  }
-});
-
-// node_modules/graceful-fs/legacy-streams.js
-var require_legacy_streams = __commonJS({
-  "node_modules/graceful-fs/legacy-streams.js"(exports, module) {
-    var Stream = __require("stream").Stream;
-    module.exports = legacy;
-    function legacy(fs2) {
-      return {
-        ReadStream,
-        WriteStream
-      };
-      function ReadStream(path22, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path22, options);
-        Stream.call(this);
-        var self2 = this;
-        this.path = path22;
-        this.fd = null;
-        this.readable = true;
-        this.paused = false;
-        this.flags = "r";
-        this.mode = 438;
-        this.bufferSize = 64 * 1024;
-        options = options || {};
-        var keys = Object.keys(options);
-        for (var index = 0, length = keys.length; index < length; index++) {
-          var key = keys[index];
-          this[key] = options[key];
-        }
-        if (this.encoding) this.setEncoding(this.encoding);
-        if (this.start !== void 0) {
-          if ("number" !== typeof this.start) {
-            throw TypeError("start must be a Number");
-          }
-          if (this.end === void 0) {
-            this.end = Infinity;
-          } else if ("number" !== typeof this.end) {
-            throw TypeError("end must be a Number");
-          }
-          if (this.start > this.end) {
-            throw new Error("start must be <= end");
-          }
-          this.pos = this.start;
-        }
-        if (this.fd !== null) {
-          process.nextTick(function() {
-            self2._read();
-          });
-          return;
-        }
-        fs2.open(this.path, this.flags, this.mode, function(err, fd) {
-          if (err) {
-            self2.emit("error", err);
-            self2.readable = false;
-            return;
-          }
-          self2.fd = fd;
-          self2.emit("open", fd);
-          self2._read();
-        });
-      }
-      function WriteStream(path22, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path22, options);
-        Stream.call(this);
-        this.path = path22;
-        this.fd = null;
-        this.writable = true;
-        this.flags = "w";
-        this.encoding = "binary";
-        this.mode = 438;
-        this.bytesWritten = 0;
-        options = options || {};
-        var keys = Object.keys(options);
-        for (var index = 0, length = keys.length; index < length; index++) {
-          var key = keys[index];
-          this[key] = options[key];
-        }
-        if (this.start !== void 0) {
-          if ("number" !== typeof this.start) {
-            throw TypeError("start must be a Number");
-          }
-          if (this.start < 0) {
-            throw new Error("start must be >= zero");
-          }
-          this.pos = this.start;
-        }
-        this.busy = false;
-        this._queue = [];
-        if (this.fd === null) {
-          this._open = fs2.open;
-          this._queue.push([this._open, this.path, this.flags, this.mode, void 0]);
-          this.flush();
-        }
-      }
-    }
-  }
-});
-
-// node_modules/graceful-fs/clone.js
-var require_clone = __commonJS({
-  "node_modules/graceful-fs/clone.js"(exports, module) {
-    "use strict";
-    module.exports = clone;
-    var getPrototypeOf = Object.getPrototypeOf || function(obj) {
-      return obj.__proto__;
-    };
-    function clone(obj) {
-      if (obj === null || typeof obj !== "object")
-        return obj;
-      if (obj instanceof Object)
-        var copy = { __proto__: getPrototypeOf(obj) };
-      else
-        var copy = /* @__PURE__ */ Object.create(null);
-      Object.getOwnPropertyNames(obj).forEach(function(key) {
-        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj, key));
-      });
-      return copy;
-    }
-  }
-});
-
-// node_modules/graceful-fs/graceful-fs.js
-var require_graceful_fs = __commonJS({
-  "node_modules/graceful-fs/graceful-fs.js"(exports, module) {
-    var fs2 = __require("fs");
-    var polyfills = require_polyfills();
-    var legacy = require_legacy_streams();
-    var clone = require_clone();
-    var util = __require("util");
-    var gracefulQueue;
-    var previousSymbol;
-    if (typeof Symbol === "function" && typeof Symbol.for === "function") {
-      gracefulQueue = /* @__PURE__ */ Symbol.for("graceful-fs.queue");
-      previousSymbol = /* @__PURE__ */ Symbol.for("graceful-fs.previous");
-    } else {
-      gracefulQueue = "___graceful-fs.queue";
-      previousSymbol = "___graceful-fs.previous";
-    }
-    function noop() {
-    }
-    function publishQueue(context, queue2) {
-      Object.defineProperty(context, gracefulQueue, {
-        get: function() {
-          return queue2;
-        }
-      });
-    }
-    var debug2 = noop;
-    if (util.debuglog)
-      debug2 = util.debuglog("gfs4");
-    else if (/\bgfs4\b/i.test(process.env.NODE_DEBUG || ""))
-      debug2 = function() {
-        var m = util.format.apply(util, arguments);
-        m = "GFS4: " + m.split(/\n/).join("\nGFS4: ");
-        console.error(m);
-      };
-    if (!fs2[gracefulQueue]) {
-      queue = global[gracefulQueue] || [];
-      publishQueue(fs2, queue);
-      fs2.close = (function(fs$close) {
-        function close(fd, cb) {
-          return fs$close.call(fs2, fd, function(err) {
-            if (!err) {
-              resetQueue();
-            }
-            if (typeof cb === "function")
-              cb.apply(this, arguments);
-          });
-        }
-        Object.defineProperty(close, previousSymbol, {
-          value: fs$close
-        });
-        return close;
-      })(fs2.close);
-      fs2.closeSync = (function(fs$closeSync) {
-        function closeSync3(fd) {
-          fs$closeSync.apply(fs2, arguments);
-          resetQueue();
-        }
-        Object.defineProperty(closeSync3, previousSymbol, {
-          value: fs$closeSync
-        });
-        return closeSync3;
-      })(fs2.closeSync);
-      if (/\bgfs4\b/i.test(process.env.NODE_DEBUG || "")) {
-        process.on("exit", function() {
-          debug2(fs2[gracefulQueue]);
-          __require("assert").equal(fs2[gracefulQueue].length, 0);
-        });
-      }
-    }
-    var queue;
-    if (!global[gracefulQueue]) {
-      publishQueue(global, fs2[gracefulQueue]);
-    }
-    module.exports = patch(clone(fs2));
-    if (process.env.TEST_GRACEFUL_FS_GLOBAL_PATCH && !fs2.__patched) {
-      module.exports = patch(fs2);
-      fs2.__patched = true;
-    }
-    function patch(fs3) {
-      polyfills(fs3);
-      fs3.gracefulify = patch;
-      fs3.createReadStream = createReadStream;
-      fs3.createWriteStream = createWriteStream;
-      var fs$readFile = fs3.readFile;
-      fs3.readFile = readFile5;
-      function readFile5(path22, options, cb) {
-        if (typeof options === "function")
-          cb = options, options = null;
-        return go$readFile(path22, options, cb);
-        function go$readFile(path23, options2, cb2, startTime) {
-          return fs$readFile(path23, options2, function(err) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path23, options2, cb2], err, startTime || Date.now(), Date.now()]);
-            else {
-              if (typeof cb2 === "function")
-                cb2.apply(this, arguments);
-            }
-          });
-        }
-      }
-      var fs$writeFile = fs3.writeFile;
-      fs3.writeFile = writeFile2;
-      function writeFile2(path22, data, options, cb) {
-        if (typeof options === "function")
-          cb = options, options = null;
-        return go$writeFile(path22, data, options, cb);
-        function go$writeFile(path23, data2, options2, cb2, startTime) {
-          return fs$writeFile(path23, data2, options2, function(err) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
-            else {
-              if (typeof cb2 === "function")
-                cb2.apply(this, arguments);
-            }
-          });
-        }
-      }
-      var fs$appendFile = fs3.appendFile;
-      if (fs$appendFile)
-        fs3.appendFile = appendFile;
-      function appendFile(path22, data, options, cb) {
-        if (typeof options === "function")
-          cb = options, options = null;
-        return go$appendFile(path22, data, options, cb);
-        function go$appendFile(path23, data2, options2, cb2, startTime) {
-          return fs$appendFile(path23, data2, options2, function(err) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
-            else {
-              if (typeof cb2 === "function")
-                cb2.apply(this, arguments);
-            }
-          });
-        }
-      }
-      var fs$copyFile = fs3.copyFile;
-      if (fs$copyFile)
-        fs3.copyFile = copyFile;
-      function copyFile(src, dest, flags, cb) {
-        if (typeof flags === "function") {
-          cb = flags;
-          flags = 0;
-        }
-        return go$copyFile(src, dest, flags, cb);
-        function go$copyFile(src2, dest2, flags2, cb2, startTime) {
-          return fs$copyFile(src2, dest2, flags2, function(err) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$copyFile, [src2, dest2, flags2, cb2], err, startTime || Date.now(), Date.now()]);
-            else {
-              if (typeof cb2 === "function")
-                cb2.apply(this, arguments);
-            }
-          });
-        }
-      }
-      var fs$readdir = fs3.readdir;
-      fs3.readdir = readdir4;
-      var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir4(path22, options, cb) {
-        if (typeof options === "function")
-          cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path23, options2, cb2, startTime) {
-          return fs$readdir(path23, fs$readdirCallback(
-            path23,
-            options2,
-            cb2,
-            startTime
-          ));
-        } : function go$readdir2(path23, options2, cb2, startTime) {
-          return fs$readdir(path23, options2, fs$readdirCallback(
-            path23,
-            options2,
-            cb2,
-            startTime
-          ));
-        };
-        return go$readdir(path22, options, cb);
-        function fs$readdirCallback(path23, options2, cb2, startTime) {
-          return function(err, files) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([
-                go$readdir,
-                [path23, options2, cb2],
-                err,
-                startTime || Date.now(),
-                Date.now()
-              ]);
-            else {
-              if (files && files.sort)
-                files.sort();
-              if (typeof cb2 === "function")
-                cb2.call(this, err, files);
-            }
-          };
-        }
-      }
-      if (process.version.substr(0, 4) === "v0.8") {
-        var legStreams = legacy(fs3);
-        ReadStream = legStreams.ReadStream;
-        WriteStream = legStreams.WriteStream;
-      }
-      var fs$ReadStream = fs3.ReadStream;
-      if (fs$ReadStream) {
-        ReadStream.prototype = Object.create(fs$ReadStream.prototype);
-        ReadStream.prototype.open = ReadStream$open;
-      }
-      var fs$WriteStream = fs3.WriteStream;
-      if (fs$WriteStream) {
-        WriteStream.prototype = Object.create(fs$WriteStream.prototype);
-        WriteStream.prototype.open = WriteStream$open;
-      }
-      Object.defineProperty(fs3, "ReadStream", {
-        get: function() {
-          return ReadStream;
-        },
-        set: function(val) {
-          ReadStream = val;
-        },
-        enumerable: true,
-        configurable: true
-      });
-      Object.defineProperty(fs3, "WriteStream", {
-        get: function() {
-          return WriteStream;
-        },
-        set: function(val) {
-          WriteStream = val;
-        },
-        enumerable: true,
-        configurable: true
-      });
-      var FileReadStream = ReadStream;
-      Object.defineProperty(fs3, "FileReadStream", {
-        get: function() {
-          return FileReadStream;
-        },
-        set: function(val) {
-          FileReadStream = val;
-        },
-        enumerable: true,
-        configurable: true
-      });
-      var FileWriteStream = WriteStream;
-      Object.defineProperty(fs3, "FileWriteStream", {
-        get: function() {
-          return FileWriteStream;
-        },
-        set: function(val) {
-          FileWriteStream = val;
-        },
-        enumerable: true,
-        configurable: true
-      });
-      function ReadStream(path22, options) {
-        if (this instanceof ReadStream)
-          return fs$ReadStream.apply(this, arguments), this;
-        else
-          return ReadStream.apply(Object.create(ReadStream.prototype), arguments);
-      }
-      function ReadStream$open() {
-        var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
-          if (err) {
-            if (that.autoClose)
-              that.destroy();
-            that.emit("error", err);
-          } else {
-            that.fd = fd;
-            that.emit("open", fd);
-            that.read();
-          }
-        });
-      }
-      function WriteStream(path22, options) {
-        if (this instanceof WriteStream)
-          return fs$WriteStream.apply(this, arguments), this;
-        else
-          return WriteStream.apply(Object.create(WriteStream.prototype), arguments);
-      }
-      function WriteStream$open() {
-        var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
-          if (err) {
-            that.destroy();
-            that.emit("error", err);
-          } else {
-            that.fd = fd;
-            that.emit("open", fd);
-          }
-        });
-      }
-      function createReadStream(path22, options) {
-        return new fs3.ReadStream(path22, options);
-      }
-      function createWriteStream(path22, options) {
-        return new fs3.WriteStream(path22, options);
-      }
-      var fs$open = fs3.open;
-      fs3.open = open5;
-      function open5(path22, flags, mode, cb) {
-        if (typeof mode === "function")
-          cb = mode, mode = null;
-        return go$open(path22, flags, mode, cb);
-        function go$open(path23, flags2, mode2, cb2, startTime) {
-          return fs$open(path23, flags2, mode2, function(err, fd) {
-            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path23, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
-            else {
-              if (typeof cb2 === "function")
-                cb2.apply(this, arguments);
-            }
-          });
-        }
-      }
-      return fs3;
-    }
-    function enqueue(elem) {
-      debug2("ENQUEUE", elem[0].name, elem[1]);
-      fs2[gracefulQueue].push(elem);
-      retry();
-    }
-    var retryTimer;
-    function resetQueue() {
-      var now = Date.now();
-      for (var i2 = 0; i2 < fs2[gracefulQueue].length; ++i2) {
-        if (fs2[gracefulQueue][i2].length > 2) {
-          fs2[gracefulQueue][i2][3] = now;
-          fs2[gracefulQueue][i2][4] = now;
-        }
-      }
-      retry();
-    }
-    function retry() {
-      clearTimeout(retryTimer);
-      retryTimer = void 0;
-      if (fs2[gracefulQueue].length === 0)
-        return;
-      var elem = fs2[gracefulQueue].shift();
-      var fn = elem[0];
-      var args = elem[1];
-      var err = elem[2];
-      var startTime = elem[3];
-      var lastTime = elem[4];
-      if (startTime === void 0) {
-        debug2("RETRY", fn.name, args);
-        fn.apply(null, args);
-      } else if (Date.now() - startTime >= 6e4) {
-        debug2("TIMEOUT", fn.name, args);
-        var cb = args.pop();
-        if (typeof cb === "function")
-          cb.call(null, err);
-      } else {
-        var sinceAttempt = Date.now() - lastTime;
-        var sinceStart = Math.max(lastTime - startTime, 1);
-        var desiredDelay = Math.min(sinceStart * 1.2, 100);
-        if (sinceAttempt >= desiredDelay) {
-          debug2("RETRY", fn.name, args);
-          fn.apply(null, args.concat([startTime]));
-        } else {
-          fs2[gracefulQueue].push(elem);
-        }
-      }
-      if (retryTimer === void 0) {
-        retryTimer = setTimeout(retry, 0);
-      }
-    }
-  }
-});
-
-// node_modules/fs-extra/lib/fs/index.js
-var require_fs = __commonJS({
-  "node_modules/fs-extra/lib/fs/index.js"(exports) {
-    "use strict";
-    var u = require_universalify().fromCallback;
-    var fs2 = require_graceful_fs();
-    var api = [
-      "access",
-      "appendFile",
-      "chmod",
-      "chown",
-      "close",
-      "copyFile",
-      "cp",
-      "fchmod",
-      "fchown",
-      "fdatasync",
-      "fstat",
-      "fsync",
-      "ftruncate",
-      "futimes",
-      "glob",
-      "lchmod",
-      "lchown",
-      "lutimes",
-      "link",
-      "lstat",
-      "mkdir",
-      "mkdtemp",
-      "open",
-      "opendir",
-      "readdir",
-      "readFile",
-      "readlink",
-      "realpath",
-      "rename",
-      "rm",
-      "rmdir",
-      "stat",
-      "statfs",
-      "symlink",
-      "truncate",
-      "unlink",
-      "utimes",
-      "writeFile"
-    ].filter((key) => {
-      return typeof fs2[key] === "function";
-    });
-    Object.assign(exports, fs2);
-    api.forEach((method) => {
-      exports[method] = u(fs2[method]);
-    });
-    exports.exists = function(filename, callback) {
-      if (typeof callback === "function") {
-        return fs2.exists(filename, callback);
-      }
-      return new Promise((resolve4) => {
-        return fs2.exists(filename, resolve4);
-      });
-    };
-    exports.read = function(fd, buffer, offset, length, position, callback) {
-      if (typeof callback === "function") {
-        return fs2.read(fd, buffer, offset, length, position, callback);
-      }
-      return new Promise((resolve4, reject) => {
-        fs2.read(fd, buffer, offset, length, position, (err, bytesRead, buffer2) => {
-          if (err) return reject(err);
-          resolve4({ bytesRead, buffer: buffer2 });
-        });
-      });
-    };
-    exports.write = function(fd, buffer, ...args) {
-      if (typeof args[args.length - 1] === "function") {
-        return fs2.write(fd, buffer, ...args);
-      }
-      return new Promise((resolve4, reject) => {
-        fs2.write(fd, buffer, ...args, (err, bytesWritten, buffer2) => {
-          if (err) return reject(err);
-          resolve4({ bytesWritten, buffer: buffer2 });
-        });
-      });
-    };
-    exports.readv = function(fd, buffers, ...args) {
-      if (typeof args[args.length - 1] === "function") {
-        return fs2.readv(fd, buffers, ...args);
-      }
-      return new Promise((resolve4, reject) => {
-        fs2.readv(fd, buffers, ...args, (err, bytesRead, buffers2) => {
-          if (err) return reject(err);
-          resolve4({ bytesRead, buffers: buffers2 });
-        });
-      });
-    };
-    exports.writev = function(fd, buffers, ...args) {
-      if (typeof args[args.length - 1] === "function") {
-        return fs2.writev(fd, buffers, ...args);
-      }
-      return new Promise((resolve4, reject) => {
-        fs2.writev(fd, buffers, ...args, (err, bytesWritten, buffers2) => {
-          if (err) return reject(err);
-          resolve4({ bytesWritten, buffers: buffers2 });
-        });
-      });
-    };
-    if (typeof fs2.realpath.native === "function") {
-      exports.realpath.native = u(fs2.realpath.native);
-    } else {
-      process.emitWarning(
-        "fs.realpath.native is not a function. Is fs being monkey-patched?",
-        "Warning",
-        "fs-extra-WARN0003"
-      );
-    }
-  }
-});
-
-// node_modules/fs-extra/lib/mkdirs/utils.js
-var require_utils4 = __commonJS({
-  "node_modules/fs-extra/lib/mkdirs/utils.js"(exports, module) {
-    "use strict";
-    var path22 = __require("path");
-    module.exports.checkPath = function checkPath(pth) {
-      if (process.platform === "win32") {
-        const pathHasInvalidWinCharacters = /[<>:"|?*]/.test(pth.replace(path22.parse(pth).root, ""));
-        if (pathHasInvalidWinCharacters) {
-          const error = new Error(`Path contains invalid characters: ${pth}`);
-          error.code = "EINVAL";
-          throw error;
-        }
-      }
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/mkdirs/make-dir.js
-var require_make_dir = __commonJS({
-  "node_modules/fs-extra/lib/mkdirs/make-dir.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var { checkPath } = require_utils4();
-    var getMode = (options) => {
-      const defaults = { mode: 511 };
-      if (typeof options === "number") return options;
-      return { ...defaults, ...options }.mode;
-    };
-    module.exports.makeDir = async (dir, options) => {
-      checkPath(dir);
-      return fs2.mkdir(dir, {
-        mode: getMode(options),
-        recursive: true
-      });
-    };
-    module.exports.makeDirSync = (dir, options) => {
-      checkPath(dir);
-      return fs2.mkdirSync(dir, {
-        mode: getMode(options),
-        recursive: true
-      });
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/mkdirs/index.js
-var require_mkdirs = __commonJS({
-  "node_modules/fs-extra/lib/mkdirs/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var { makeDir: _makeDir, makeDirSync } = require_make_dir();
-    var makeDir = u(_makeDir);
-    module.exports = {
-      mkdirs: makeDir,
-      mkdirsSync: makeDirSync,
-      // alias
-      mkdirp: makeDir,
-      mkdirpSync: makeDirSync,
-      ensureDir: makeDir,
-      ensureDirSync: makeDirSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/path-exists/index.js
-var require_path_exists = __commonJS({
-  "node_modules/fs-extra/lib/path-exists/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var fs2 = require_fs();
-    function pathExists(path22) {
-      return fs2.access(path22).then(() => true).catch(() => false);
-    }
-    module.exports = {
-      pathExists: u(pathExists),
-      pathExistsSync: fs2.existsSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/util/utimes.js
-var require_utimes = __commonJS({
-  "node_modules/fs-extra/lib/util/utimes.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var u = require_universalify().fromPromise;
-    async function utimesMillis(path22, atime, mtime) {
-      const fd = await fs2.open(path22, "r+");
-      let closeErr = null;
-      try {
-        await fs2.futimes(fd, atime, mtime);
-      } finally {
-        try {
-          await fs2.close(fd);
-        } catch (e) {
-          closeErr = e;
-        }
-      }
-      if (closeErr) {
-        throw closeErr;
-      }
-    }
-    function utimesMillisSync(path22, atime, mtime) {
-      const fd = fs2.openSync(path22, "r+");
-      fs2.futimesSync(fd, atime, mtime);
-      return fs2.closeSync(fd);
-    }
-    module.exports = {
-      utimesMillis: u(utimesMillis),
-      utimesMillisSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/util/stat.js
-var require_stat = __commonJS({
-  "node_modules/fs-extra/lib/util/stat.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var path22 = __require("path");
-    var u = require_universalify().fromPromise;
-    function getStats(src, dest, opts) {
-      const statFunc = opts.dereference ? (file) => fs2.stat(file, { bigint: true }) : (file) => fs2.lstat(file, { bigint: true });
-      return Promise.all([
-        statFunc(src),
-        statFunc(dest).catch((err) => {
-          if (err.code === "ENOENT") return null;
-          throw err;
-        })
-      ]).then(([srcStat, destStat]) => ({ srcStat, destStat }));
-    }
-    function getStatsSync(src, dest, opts) {
-      let destStat;
-      const statFunc = opts.dereference ? (file) => fs2.statSync(file, { bigint: true }) : (file) => fs2.lstatSync(file, { bigint: true });
-      const srcStat = statFunc(src);
-      try {
-        destStat = statFunc(dest);
-      } catch (err) {
-        if (err.code === "ENOENT") return { srcStat, destStat: null };
-        throw err;
-      }
-      return { srcStat, destStat };
-    }
-    async function checkPaths(src, dest, funcName, opts) {
-      const { srcStat, destStat } = await getStats(src, dest, opts);
-      if (destStat) {
-        if (areIdentical(srcStat, destStat)) {
-          const srcBaseName = path22.basename(src);
-          const destBaseName = path22.basename(dest);
-          if (funcName === "move" && srcBaseName !== destBaseName && srcBaseName.toLowerCase() === destBaseName.toLowerCase()) {
-            return { srcStat, destStat, isChangingCase: true };
-          }
-          throw new Error("Source and destination must not be the same.");
-        }
-        if (srcStat.isDirectory() && !destStat.isDirectory()) {
-          throw new Error(`Cannot overwrite non-directory '${dest}' with directory '${src}'.`);
-        }
-        if (!srcStat.isDirectory() && destStat.isDirectory()) {
-          throw new Error(`Cannot overwrite directory '${dest}' with non-directory '${src}'.`);
-        }
-      }
-      if (srcStat.isDirectory() && isSrcSubdir(src, dest)) {
-        throw new Error(errMsg(src, dest, funcName));
-      }
-      return { srcStat, destStat };
-    }
-    function checkPathsSync(src, dest, funcName, opts) {
-      const { srcStat, destStat } = getStatsSync(src, dest, opts);
-      if (destStat) {
-        if (areIdentical(srcStat, destStat)) {
-          const srcBaseName = path22.basename(src);
-          const destBaseName = path22.basename(dest);
-          if (funcName === "move" && srcBaseName !== destBaseName && srcBaseName.toLowerCase() === destBaseName.toLowerCase()) {
-            return { srcStat, destStat, isChangingCase: true };
-          }
-          throw new Error("Source and destination must not be the same.");
-        }
-        if (srcStat.isDirectory() && !destStat.isDirectory()) {
-          throw new Error(`Cannot overwrite non-directory '${dest}' with directory '${src}'.`);
-        }
-        if (!srcStat.isDirectory() && destStat.isDirectory()) {
-          throw new Error(`Cannot overwrite directory '${dest}' with non-directory '${src}'.`);
-        }
-      }
-      if (srcStat.isDirectory() && isSrcSubdir(src, dest)) {
-        throw new Error(errMsg(src, dest, funcName));
-      }
-      return { srcStat, destStat };
-    }
-    async function checkParentPaths(src, srcStat, dest, funcName) {
-      const srcParent = path22.resolve(path22.dirname(src));
-      const destParent = path22.resolve(path22.dirname(dest));
-      if (destParent === srcParent || destParent === path22.parse(destParent).root) return;
-      let destStat;
-      try {
-        destStat = await fs2.stat(destParent, { bigint: true });
-      } catch (err) {
-        if (err.code === "ENOENT") return;
-        throw err;
-      }
-      if (areIdentical(srcStat, destStat)) {
-        throw new Error(errMsg(src, dest, funcName));
-      }
-      return checkParentPaths(src, srcStat, destParent, funcName);
-    }
-    function checkParentPathsSync(src, srcStat, dest, funcName) {
-      const srcParent = path22.resolve(path22.dirname(src));
-      const destParent = path22.resolve(path22.dirname(dest));
-      if (destParent === srcParent || destParent === path22.parse(destParent).root) return;
-      let destStat;
-      try {
-        destStat = fs2.statSync(destParent, { bigint: true });
-      } catch (err) {
-        if (err.code === "ENOENT") return;
-        throw err;
-      }
-      if (areIdentical(srcStat, destStat)) {
-        throw new Error(errMsg(src, dest, funcName));
-      }
-      return checkParentPathsSync(src, srcStat, destParent, funcName);
-    }
-    function areIdentical(srcStat, destStat) {
-      return destStat.ino && destStat.dev && destStat.ino === srcStat.ino && destStat.dev === srcStat.dev;
-    }
-    function isSrcSubdir(src, dest) {
-      const srcArr = path22.resolve(src).split(path22.sep).filter((i2) => i2);
-      const destArr = path22.resolve(dest).split(path22.sep).filter((i2) => i2);
-      return srcArr.every((cur, i2) => destArr[i2] === cur);
-    }
-    function errMsg(src, dest, funcName) {
-      return `Cannot ${funcName} '${src}' to a subdirectory of itself, '${dest}'.`;
-    }
-    module.exports = {
-      // checkPaths
-      checkPaths: u(checkPaths),
-      checkPathsSync,
-      // checkParent
-      checkParentPaths: u(checkParentPaths),
-      checkParentPathsSync,
-      // Misc
-      isSrcSubdir,
-      areIdentical
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/copy/copy.js
-var require_copy = __commonJS({
-  "node_modules/fs-extra/lib/copy/copy.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var path22 = __require("path");
-    var { mkdirs } = require_mkdirs();
-    var { pathExists } = require_path_exists();
-    var { utimesMillis } = require_utimes();
-    var stat5 = require_stat();
-    async function copy(src, dest, opts = {}) {
-      if (typeof opts === "function") {
-        opts = { filter: opts };
-      }
-      opts.clobber = "clobber" in opts ? !!opts.clobber : true;
-      opts.overwrite = "overwrite" in opts ? !!opts.overwrite : opts.clobber;
-      if (opts.preserveTimestamps && process.arch === "ia32") {
-        process.emitWarning(
-          "Using the preserveTimestamps option in 32-bit node is not recommended;\n\n	see https://github.com/jprichardson/node-fs-extra/issues/269",
-          "Warning",
-          "fs-extra-WARN0001"
-        );
-      }
-      const { srcStat, destStat } = await stat5.checkPaths(src, dest, "copy", opts);
-      await stat5.checkParentPaths(src, srcStat, dest, "copy");
-      const include = await runFilter(src, dest, opts);
-      if (!include) return;
-      const destParent = path22.dirname(dest);
-      const dirExists = await pathExists(destParent);
-      if (!dirExists) {
-        await mkdirs(destParent);
-      }
-      await getStatsAndPerformCopy(destStat, src, dest, opts);
-    }
-    async function runFilter(src, dest, opts) {
-      if (!opts.filter) return true;
-      return opts.filter(src, dest);
-    }
-    async function getStatsAndPerformCopy(destStat, src, dest, opts) {
-      const statFn = opts.dereference ? fs2.stat : fs2.lstat;
-      const srcStat = await statFn(src);
-      if (srcStat.isDirectory()) return onDir(srcStat, destStat, src, dest, opts);
-      if (srcStat.isFile() || srcStat.isCharacterDevice() || srcStat.isBlockDevice()) return onFile(srcStat, destStat, src, dest, opts);
-      if (srcStat.isSymbolicLink()) return onLink(destStat, src, dest, opts);
-      if (srcStat.isSocket()) throw new Error(`Cannot copy a socket file: ${src}`);
-      if (srcStat.isFIFO()) throw new Error(`Cannot copy a FIFO pipe: ${src}`);
-      throw new Error(`Unknown file: ${src}`);
-    }
-    async function onFile(srcStat, destStat, src, dest, opts) {
-      if (!destStat) return copyFile(srcStat, src, dest, opts);
-      if (opts.overwrite) {
-        await fs2.unlink(dest);
-        return copyFile(srcStat, src, dest, opts);
-      }
-      if (opts.errorOnExist) {
-        throw new Error(`'${dest}' already exists`);
-      }
-    }
-    async function copyFile(srcStat, src, dest, opts) {
-      await fs2.copyFile(src, dest);
-      if (opts.preserveTimestamps) {
-        if (fileIsNotWritable(srcStat.mode)) {
-          await makeFileWritable(dest, srcStat.mode);
-        }
-        const updatedSrcStat = await fs2.stat(src);
-        await utimesMillis(dest, updatedSrcStat.atime, updatedSrcStat.mtime);
-      }
-      return fs2.chmod(dest, srcStat.mode);
-    }
-    function fileIsNotWritable(srcMode) {
-      return (srcMode & 128) === 0;
-    }
-    function makeFileWritable(dest, srcMode) {
-      return fs2.chmod(dest, srcMode | 128);
-    }
-    async function onDir(srcStat, destStat, src, dest, opts) {
-      if (!destStat) {
-        await fs2.mkdir(dest);
-      }
-      const promises = [];
-      for await (const item of await fs2.opendir(src)) {
-        const srcItem = path22.join(src, item.name);
-        const destItem = path22.join(dest, item.name);
-        promises.push(
-          runFilter(srcItem, destItem, opts).then((include) => {
-            if (include) {
-              return stat5.checkPaths(srcItem, destItem, "copy", opts).then(({ destStat: destStat2 }) => {
-                return getStatsAndPerformCopy(destStat2, srcItem, destItem, opts);
-              });
-            }
-          })
-        );
-      }
-      await Promise.all(promises);
-      if (!destStat) {
-        await fs2.chmod(dest, srcStat.mode);
-      }
-    }
-    async function onLink(destStat, src, dest, opts) {
-      let resolvedSrc = await fs2.readlink(src);
-      if (opts.dereference) {
-        resolvedSrc = path22.resolve(process.cwd(), resolvedSrc);
-      }
-      if (!destStat) {
-        return fs2.symlink(resolvedSrc, dest);
-      }
-      let resolvedDest = null;
-      try {
-        resolvedDest = await fs2.readlink(dest);
-      } catch (e) {
-        if (e.code === "EINVAL" || e.code === "UNKNOWN") return fs2.symlink(resolvedSrc, dest);
-        throw e;
-      }
-      if (opts.dereference) {
-        resolvedDest = path22.resolve(process.cwd(), resolvedDest);
-      }
-      if (stat5.isSrcSubdir(resolvedSrc, resolvedDest)) {
-        throw new Error(`Cannot copy '${resolvedSrc}' to a subdirectory of itself, '${resolvedDest}'.`);
-      }
-      if (stat5.isSrcSubdir(resolvedDest, resolvedSrc)) {
-        throw new Error(`Cannot overwrite '${resolvedDest}' with '${resolvedSrc}'.`);
-      }
-      await fs2.unlink(dest);
-      return fs2.symlink(resolvedSrc, dest);
-    }
-    module.exports = copy;
-  }
-});
-
-// node_modules/fs-extra/lib/copy/copy-sync.js
-var require_copy_sync = __commonJS({
-  "node_modules/fs-extra/lib/copy/copy-sync.js"(exports, module) {
-    "use strict";
-    var fs2 = require_graceful_fs();
-    var path22 = __require("path");
-    var mkdirsSync = require_mkdirs().mkdirsSync;
-    var utimesMillisSync = require_utimes().utimesMillisSync;
-    var stat5 = require_stat();
-    function copySync(src, dest, opts) {
-      if (typeof opts === "function") {
-        opts = { filter: opts };
-      }
-      opts = opts || {};
-      opts.clobber = "clobber" in opts ? !!opts.clobber : true;
-      opts.overwrite = "overwrite" in opts ? !!opts.overwrite : opts.clobber;
-      if (opts.preserveTimestamps && process.arch === "ia32") {
-        process.emitWarning(
-          "Using the preserveTimestamps option in 32-bit node is not recommended;\n\n	see https://github.com/jprichardson/node-fs-extra/issues/269",
-          "Warning",
-          "fs-extra-WARN0002"
-        );
-      }
-      const { srcStat, destStat } = stat5.checkPathsSync(src, dest, "copy", opts);
-      stat5.checkParentPathsSync(src, srcStat, dest, "copy");
-      if (opts.filter && !opts.filter(src, dest)) return;
-      const destParent = path22.dirname(dest);
-      if (!fs2.existsSync(destParent)) mkdirsSync(destParent);
-      return getStats(destStat, src, dest, opts);
-    }
-    function getStats(destStat, src, dest, opts) {
-      const statSync2 = opts.dereference ? fs2.statSync : fs2.lstatSync;
-      const srcStat = statSync2(src);
-      if (srcStat.isDirectory()) return onDir(srcStat, destStat, src, dest, opts);
-      else if (srcStat.isFile() || srcStat.isCharacterDevice() || srcStat.isBlockDevice()) return onFile(srcStat, destStat, src, dest, opts);
-      else if (srcStat.isSymbolicLink()) return onLink(destStat, src, dest, opts);
-      else if (srcStat.isSocket()) throw new Error(`Cannot copy a socket file: ${src}`);
-      else if (srcStat.isFIFO()) throw new Error(`Cannot copy a FIFO pipe: ${src}`);
-      throw new Error(`Unknown file: ${src}`);
-    }
-    function onFile(srcStat, destStat, src, dest, opts) {
-      if (!destStat) return copyFile(srcStat, src, dest, opts);
-      return mayCopyFile(srcStat, src, dest, opts);
-    }
-    function mayCopyFile(srcStat, src, dest, opts) {
-      if (opts.overwrite) {
-        fs2.unlinkSync(dest);
-        return copyFile(srcStat, src, dest, opts);
-      } else if (opts.errorOnExist) {
-        throw new Error(`'${dest}' already exists`);
-      }
-    }
-    function copyFile(srcStat, src, dest, opts) {
-      fs2.copyFileSync(src, dest);
-      if (opts.preserveTimestamps) handleTimestamps(srcStat.mode, src, dest);
-      return setDestMode(dest, srcStat.mode);
-    }
-    function handleTimestamps(srcMode, src, dest) {
-      if (fileIsNotWritable(srcMode)) makeFileWritable(dest, srcMode);
-      return setDestTimestamps(src, dest);
-    }
-    function fileIsNotWritable(srcMode) {
-      return (srcMode & 128) === 0;
-    }
-    function makeFileWritable(dest, srcMode) {
-      return setDestMode(dest, srcMode | 128);
-    }
-    function setDestMode(dest, srcMode) {
-      return fs2.chmodSync(dest, srcMode);
-    }
-    function setDestTimestamps(src, dest) {
-      const updatedSrcStat = fs2.statSync(src);
-      return utimesMillisSync(dest, updatedSrcStat.atime, updatedSrcStat.mtime);
-    }
-    function onDir(srcStat, destStat, src, dest, opts) {
-      if (!destStat) return mkDirAndCopy(srcStat.mode, src, dest, opts);
-      return copyDir(src, dest, opts);
-    }
-    function mkDirAndCopy(srcMode, src, dest, opts) {
-      fs2.mkdirSync(dest);
-      copyDir(src, dest, opts);
-      return setDestMode(dest, srcMode);
-    }
-    function copyDir(src, dest, opts) {
-      const dir = fs2.opendirSync(src);
-      try {
-        let dirent;
-        while ((dirent = dir.readSync()) !== null) {
-          copyDirItem(dirent.name, src, dest, opts);
-        }
-      } finally {
-        dir.closeSync();
-      }
-    }
-    function copyDirItem(item, src, dest, opts) {
-      const srcItem = path22.join(src, item);
-      const destItem = path22.join(dest, item);
-      if (opts.filter && !opts.filter(srcItem, destItem)) return;
-      const { destStat } = stat5.checkPathsSync(srcItem, destItem, "copy", opts);
-      return getStats(destStat, srcItem, destItem, opts);
-    }
-    function onLink(destStat, src, dest, opts) {
-      let resolvedSrc = fs2.readlinkSync(src);
-      if (opts.dereference) {
-        resolvedSrc = path22.resolve(process.cwd(), resolvedSrc);
-      }
-      if (!destStat) {
-        return fs2.symlinkSync(resolvedSrc, dest);
-      } else {
-        let resolvedDest;
-        try {
-          resolvedDest = fs2.readlinkSync(dest);
-        } catch (err) {
-          if (err.code === "EINVAL" || err.code === "UNKNOWN") return fs2.symlinkSync(resolvedSrc, dest);
-          throw err;
-        }
-        if (opts.dereference) {
-          resolvedDest = path22.resolve(process.cwd(), resolvedDest);
-        }
-        if (stat5.isSrcSubdir(resolvedSrc, resolvedDest)) {
-          throw new Error(`Cannot copy '${resolvedSrc}' to a subdirectory of itself, '${resolvedDest}'.`);
-        }
-        if (stat5.isSrcSubdir(resolvedDest, resolvedSrc)) {
-          throw new Error(`Cannot overwrite '${resolvedDest}' with '${resolvedSrc}'.`);
-        }
-        return copyLink(resolvedSrc, dest);
-      }
-    }
-    function copyLink(resolvedSrc, dest) {
-      fs2.unlinkSync(dest);
-      return fs2.symlinkSync(resolvedSrc, dest);
-    }
-    module.exports = copySync;
-  }
-});
-
-// node_modules/fs-extra/lib/copy/index.js
-var require_copy2 = __commonJS({
-  "node_modules/fs-extra/lib/copy/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    module.exports = {
-      copy: u(require_copy()),
-      copySync: require_copy_sync()
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/remove/index.js
-var require_remove = __commonJS({
-  "node_modules/fs-extra/lib/remove/index.js"(exports, module) {
-    "use strict";
-    var fs2 = require_graceful_fs();
-    var u = require_universalify().fromCallback;
-    function remove2(path22, callback) {
-      fs2.rm(path22, { recursive: true, force: true }, callback);
-    }
-    function removeSync(path22) {
-      fs2.rmSync(path22, { recursive: true, force: true });
-    }
-    module.exports = {
-      remove: u(remove2),
-      removeSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/empty/index.js
-var require_empty = __commonJS({
-  "node_modules/fs-extra/lib/empty/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var fs2 = require_fs();
-    var path22 = __require("path");
-    var mkdir3 = require_mkdirs();
-    var remove2 = require_remove();
-    var emptyDir = u(async function emptyDir2(dir) {
-      let items;
-      try {
-        items = await fs2.readdir(dir);
-      } catch {
-        return mkdir3.mkdirs(dir);
-      }
-      return Promise.all(items.map((item) => remove2.remove(path22.join(dir, item))));
-    });
-    function emptyDirSync(dir) {
-      let items;
-      try {
-        items = fs2.readdirSync(dir);
-      } catch {
-        return mkdir3.mkdirsSync(dir);
-      }
-      items.forEach((item) => {
-        item = path22.join(dir, item);
-        remove2.removeSync(item);
-      });
-    }
-    module.exports = {
-      emptyDirSync,
-      emptydirSync: emptyDirSync,
-      emptyDir,
-      emptydir: emptyDir
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/file.js
-var require_file = __commonJS({
-  "node_modules/fs-extra/lib/ensure/file.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var path22 = __require("path");
-    var fs2 = require_fs();
-    var mkdir3 = require_mkdirs();
-    async function createFile(file) {
-      let stats;
-      try {
-        stats = await fs2.stat(file);
-      } catch {
-      }
-      if (stats && stats.isFile()) return;
-      const dir = path22.dirname(file);
-      let dirStats = null;
-      try {
-        dirStats = await fs2.stat(dir);
-      } catch (err) {
-        if (err.code === "ENOENT") {
-          await mkdir3.mkdirs(dir);
-          await fs2.writeFile(file, "");
-          return;
-        } else {
-          throw err;
-        }
-      }
-      if (dirStats.isDirectory()) {
-        await fs2.writeFile(file, "");
-      } else {
-        await fs2.readdir(dir);
-      }
-    }
-    function createFileSync(file) {
-      let stats;
-      try {
-        stats = fs2.statSync(file);
-      } catch {
-      }
-      if (stats && stats.isFile()) return;
-      const dir = path22.dirname(file);
-      try {
-        if (!fs2.statSync(dir).isDirectory()) {
-          fs2.readdirSync(dir);
-        }
-      } catch (err) {
-        if (err && err.code === "ENOENT") mkdir3.mkdirsSync(dir);
-        else throw err;
-      }
-      fs2.writeFileSync(file, "");
-    }
-    module.exports = {
-      createFile: u(createFile),
-      createFileSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/link.js
-var require_link = __commonJS({
-  "node_modules/fs-extra/lib/ensure/link.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var path22 = __require("path");
-    var fs2 = require_fs();
-    var mkdir3 = require_mkdirs();
-    var { pathExists } = require_path_exists();
-    var { areIdentical } = require_stat();
-    async function createLink(srcpath, dstpath) {
-      let dstStat;
-      try {
-        dstStat = await fs2.lstat(dstpath);
-      } catch {
-      }
-      let srcStat;
-      try {
-        srcStat = await fs2.lstat(srcpath);
-      } catch (err) {
-        err.message = err.message.replace("lstat", "ensureLink");
-        throw err;
-      }
-      if (dstStat && areIdentical(srcStat, dstStat)) return;
-      const dir = path22.dirname(dstpath);
-      const dirExists = await pathExists(dir);
-      if (!dirExists) {
-        await mkdir3.mkdirs(dir);
-      }
-      await fs2.link(srcpath, dstpath);
-    }
-    function createLinkSync(srcpath, dstpath) {
-      let dstStat;
-      try {
-        dstStat = fs2.lstatSync(dstpath);
-      } catch {
-      }
-      try {
-        const srcStat = fs2.lstatSync(srcpath);
-        if (dstStat && areIdentical(srcStat, dstStat)) return;
-      } catch (err) {
-        err.message = err.message.replace("lstat", "ensureLink");
-        throw err;
-      }
-      const dir = path22.dirname(dstpath);
-      const dirExists = fs2.existsSync(dir);
-      if (dirExists) return fs2.linkSync(srcpath, dstpath);
-      mkdir3.mkdirsSync(dir);
-      return fs2.linkSync(srcpath, dstpath);
-    }
-    module.exports = {
-      createLink: u(createLink),
-      createLinkSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/symlink-paths.js
-var require_symlink_paths = __commonJS({
-  "node_modules/fs-extra/lib/ensure/symlink-paths.js"(exports, module) {
-    "use strict";
-    var path22 = __require("path");
-    var fs2 = require_fs();
-    var { pathExists } = require_path_exists();
-    var u = require_universalify().fromPromise;
-    async function symlinkPaths(srcpath, dstpath) {
-      if (path22.isAbsolute(srcpath)) {
-        try {
-          await fs2.lstat(srcpath);
-        } catch (err) {
-          err.message = err.message.replace("lstat", "ensureSymlink");
-          throw err;
-        }
-        return {
-          toCwd: srcpath,
-          toDst: srcpath
-        };
-      }
-      const dstdir = path22.dirname(dstpath);
-      const relativeToDst = path22.join(dstdir, srcpath);
-      const exists3 = await pathExists(relativeToDst);
-      if (exists3) {
-        return {
-          toCwd: relativeToDst,
-          toDst: srcpath
-        };
-      }
-      try {
-        await fs2.lstat(srcpath);
-      } catch (err) {
-        err.message = err.message.replace("lstat", "ensureSymlink");
-        throw err;
-      }
-      return {
-        toCwd: srcpath,
-        toDst: path22.relative(dstdir, srcpath)
-      };
-    }
-    function symlinkPathsSync(srcpath, dstpath) {
-      if (path22.isAbsolute(srcpath)) {
-        const exists4 = fs2.existsSync(srcpath);
-        if (!exists4) throw new Error("absolute srcpath does not exist");
-        return {
-          toCwd: srcpath,
-          toDst: srcpath
-        };
-      }
-      const dstdir = path22.dirname(dstpath);
-      const relativeToDst = path22.join(dstdir, srcpath);
-      const exists3 = fs2.existsSync(relativeToDst);
-      if (exists3) {
-        return {
-          toCwd: relativeToDst,
-          toDst: srcpath
-        };
-      }
-      const srcExists = fs2.existsSync(srcpath);
-      if (!srcExists) throw new Error("relative srcpath does not exist");
-      return {
-        toCwd: srcpath,
-        toDst: path22.relative(dstdir, srcpath)
-      };
-    }
-    module.exports = {
-      symlinkPaths: u(symlinkPaths),
-      symlinkPathsSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/symlink-type.js
-var require_symlink_type = __commonJS({
-  "node_modules/fs-extra/lib/ensure/symlink-type.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var u = require_universalify().fromPromise;
-    async function symlinkType(srcpath, type) {
-      if (type) return type;
-      let stats;
-      try {
-        stats = await fs2.lstat(srcpath);
-      } catch {
-        return "file";
-      }
-      return stats && stats.isDirectory() ? "dir" : "file";
-    }
-    function symlinkTypeSync(srcpath, type) {
-      if (type) return type;
-      let stats;
-      try {
-        stats = fs2.lstatSync(srcpath);
-      } catch {
-        return "file";
-      }
-      return stats && stats.isDirectory() ? "dir" : "file";
-    }
-    module.exports = {
-      symlinkType: u(symlinkType),
-      symlinkTypeSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/symlink.js
-var require_symlink = __commonJS({
-  "node_modules/fs-extra/lib/ensure/symlink.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var path22 = __require("path");
-    var fs2 = require_fs();
-    var { mkdirs, mkdirsSync } = require_mkdirs();
-    var { symlinkPaths, symlinkPathsSync } = require_symlink_paths();
-    var { symlinkType, symlinkTypeSync } = require_symlink_type();
-    var { pathExists } = require_path_exists();
-    var { areIdentical } = require_stat();
-    async function createSymlink(srcpath, dstpath, type) {
-      let stats;
-      try {
-        stats = await fs2.lstat(dstpath);
-      } catch {
-      }
-      if (stats && stats.isSymbolicLink()) {
-        const [srcStat, dstStat] = await Promise.all([
-          fs2.stat(srcpath),
-          fs2.stat(dstpath)
-        ]);
-        if (areIdentical(srcStat, dstStat)) return;
-      }
-      const relative5 = await symlinkPaths(srcpath, dstpath);
-      srcpath = relative5.toDst;
-      const toType = await symlinkType(relative5.toCwd, type);
-      const dir = path22.dirname(dstpath);
-      if (!await pathExists(dir)) {
-        await mkdirs(dir);
-      }
-      return fs2.symlink(srcpath, dstpath, toType);
-    }
-    function createSymlinkSync(srcpath, dstpath, type) {
-      let stats;
-      try {
-        stats = fs2.lstatSync(dstpath);
-      } catch {
-      }
-      if (stats && stats.isSymbolicLink()) {
-        const srcStat = fs2.statSync(srcpath);
-        const dstStat = fs2.statSync(dstpath);
-        if (areIdentical(srcStat, dstStat)) return;
-      }
-      const relative5 = symlinkPathsSync(srcpath, dstpath);
-      srcpath = relative5.toDst;
-      type = symlinkTypeSync(relative5.toCwd, type);
-      const dir = path22.dirname(dstpath);
-      const exists3 = fs2.existsSync(dir);
-      if (exists3) return fs2.symlinkSync(srcpath, dstpath, type);
-      mkdirsSync(dir);
-      return fs2.symlinkSync(srcpath, dstpath, type);
-    }
-    module.exports = {
-      createSymlink: u(createSymlink),
-      createSymlinkSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/ensure/index.js
-var require_ensure = __commonJS({
-  "node_modules/fs-extra/lib/ensure/index.js"(exports, module) {
-    "use strict";
-    var { createFile, createFileSync } = require_file();
-    var { createLink, createLinkSync } = require_link();
-    var { createSymlink, createSymlinkSync } = require_symlink();
-    module.exports = {
-      // file
-      createFile,
-      createFileSync,
-      ensureFile: createFile,
-      ensureFileSync: createFileSync,
-      // link
-      createLink,
-      createLinkSync,
-      ensureLink: createLink,
-      ensureLinkSync: createLinkSync,
-      // symlink
-      createSymlink,
-      createSymlinkSync,
-      ensureSymlink: createSymlink,
-      ensureSymlinkSync: createSymlinkSync
-    };
-  }
-});
-
-// node_modules/jsonfile/utils.js
-var require_utils5 = __commonJS({
-  "node_modules/jsonfile/utils.js"(exports, module) {
-    function stringify2(obj, { EOL = "\n", finalEOL = true, replacer = null, spaces } = {}) {
-      const EOF = finalEOL ? EOL : "";
-      const str2 = JSON.stringify(obj, replacer, spaces);
-      if (str2 === void 0) {
-        throw new TypeError(`Converting ${typeof obj} value to JSON is not supported`);
-      }
-      return str2.replace(/\n/g, EOL) + EOF;
-    }
-    function stripBom(content) {
-      if (Buffer.isBuffer(content)) content = content.toString("utf8");
-      return content.replace(/^\uFEFF/, "");
-    }
-    module.exports = { stringify: stringify2, stripBom };
-  }
-});
-
-// node_modules/jsonfile/index.js
-var require_jsonfile = __commonJS({
-  "node_modules/jsonfile/index.js"(exports, module) {
-    var _fs;
-    try {
-      _fs = require_graceful_fs();
-    } catch (_3) {
-      _fs = __require("fs");
-    }
-    var universalify = require_universalify();
-    var { stringify: stringify2, stripBom } = require_utils5();
-    async function _readFile(file, options = {}) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      }
-      const fs2 = options.fs || _fs;
-      const shouldThrow = "throws" in options ? options.throws : true;
-      let data = await universalify.fromCallback(fs2.readFile)(file, options);
-      data = stripBom(data);
-      let obj;
-      try {
-        obj = JSON.parse(data, options ? options.reviver : null);
-      } catch (err) {
-        if (shouldThrow) {
-          err.message = `${file}: ${err.message}`;
-          throw err;
-        } else {
-          return null;
-        }
-      }
-      return obj;
-    }
-    var readFile5 = universalify.fromPromise(_readFile);
-    function readFileSync6(file, options = {}) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      }
-      const fs2 = options.fs || _fs;
-      const shouldThrow = "throws" in options ? options.throws : true;
-      try {
-        let content = fs2.readFileSync(file, options);
-        content = stripBom(content);
-        return JSON.parse(content, options.reviver);
-      } catch (err) {
-        if (shouldThrow) {
-          err.message = `${file}: ${err.message}`;
-          throw err;
-        } else {
-          return null;
-        }
-      }
-    }
-    async function _writeFile(file, obj, options = {}) {
-      const fs2 = options.fs || _fs;
-      const str2 = stringify2(obj, options);
-      await universalify.fromCallback(fs2.writeFile)(file, str2, options);
-    }
-    var writeFile2 = universalify.fromPromise(_writeFile);
-    function writeFileSync(file, obj, options = {}) {
-      const fs2 = options.fs || _fs;
-      const str2 = stringify2(obj, options);
-      return fs2.writeFileSync(file, str2, options);
-    }
-    module.exports = {
-      readFile: readFile5,
-      readFileSync: readFileSync6,
-      writeFile: writeFile2,
-      writeFileSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/json/jsonfile.js
-var require_jsonfile2 = __commonJS({
-  "node_modules/fs-extra/lib/json/jsonfile.js"(exports, module) {
-    "use strict";
-    var jsonFile = require_jsonfile();
-    module.exports = {
-      // jsonfile exports
-      readJson: jsonFile.readFile,
-      readJsonSync: jsonFile.readFileSync,
-      writeJson: jsonFile.writeFile,
-      writeJsonSync: jsonFile.writeFileSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/output-file/index.js
-var require_output_file = __commonJS({
-  "node_modules/fs-extra/lib/output-file/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var fs2 = require_fs();
-    var path22 = __require("path");
-    var mkdir3 = require_mkdirs();
-    var pathExists = require_path_exists().pathExists;
-    async function outputFile(file, data, encoding = "utf-8") {
-      const dir = path22.dirname(file);
-      if (!await pathExists(dir)) {
-        await mkdir3.mkdirs(dir);
-      }
-      return fs2.writeFile(file, data, encoding);
-    }
-    function outputFileSync(file, ...args) {
-      const dir = path22.dirname(file);
-      if (!fs2.existsSync(dir)) {
-        mkdir3.mkdirsSync(dir);
-      }
-      fs2.writeFileSync(file, ...args);
-    }
-    module.exports = {
-      outputFile: u(outputFile),
-      outputFileSync
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/json/output-json.js
-var require_output_json = __commonJS({
-  "node_modules/fs-extra/lib/json/output-json.js"(exports, module) {
-    "use strict";
-    var { stringify: stringify2 } = require_utils5();
-    var { outputFile } = require_output_file();
-    async function outputJson(file, data, options = {}) {
-      const str2 = stringify2(data, options);
-      await outputFile(file, str2, options);
-    }
-    module.exports = outputJson;
-  }
-});
-
-// node_modules/fs-extra/lib/json/output-json-sync.js
-var require_output_json_sync = __commonJS({
-  "node_modules/fs-extra/lib/json/output-json-sync.js"(exports, module) {
-    "use strict";
-    var { stringify: stringify2 } = require_utils5();
-    var { outputFileSync } = require_output_file();
-    function outputJsonSync(file, data, options) {
-      const str2 = stringify2(data, options);
-      outputFileSync(file, str2, options);
-    }
-    module.exports = outputJsonSync;
-  }
-});
-
-// node_modules/fs-extra/lib/json/index.js
-var require_json = __commonJS({
-  "node_modules/fs-extra/lib/json/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    var jsonFile = require_jsonfile2();
-    jsonFile.outputJson = u(require_output_json());
-    jsonFile.outputJsonSync = require_output_json_sync();
-    jsonFile.outputJSON = jsonFile.outputJson;
-    jsonFile.outputJSONSync = jsonFile.outputJsonSync;
-    jsonFile.writeJSON = jsonFile.writeJson;
-    jsonFile.writeJSONSync = jsonFile.writeJsonSync;
-    jsonFile.readJSON = jsonFile.readJson;
-    jsonFile.readJSONSync = jsonFile.readJsonSync;
-    module.exports = jsonFile;
-  }
-});
-
-// node_modules/fs-extra/lib/move/move.js
-var require_move = __commonJS({
-  "node_modules/fs-extra/lib/move/move.js"(exports, module) {
-    "use strict";
-    var fs2 = require_fs();
-    var path22 = __require("path");
-    var { copy } = require_copy2();
-    var { remove: remove2 } = require_remove();
-    var { mkdirp } = require_mkdirs();
-    var { pathExists } = require_path_exists();
-    var stat5 = require_stat();
-    async function move(src, dest, opts = {}) {
-      const overwrite = opts.overwrite || opts.clobber || false;
-      const { srcStat, isChangingCase = false } = await stat5.checkPaths(src, dest, "move", opts);
-      await stat5.checkParentPaths(src, srcStat, dest, "move");
-      const destParent = path22.dirname(dest);
-      const parsedParentPath = path22.parse(destParent);
-      if (parsedParentPath.root !== destParent) {
-        await mkdirp(destParent);
-      }
-      return doRename(src, dest, overwrite, isChangingCase);
-    }
-    async function doRename(src, dest, overwrite, isChangingCase) {
-      if (!isChangingCase) {
-        if (overwrite) {
-          await remove2(dest);
-        } else if (await pathExists(dest)) {
-          throw new Error("dest already exists.");
-        }
-      }
-      try {
-        await fs2.rename(src, dest);
-      } catch (err) {
-        if (err.code !== "EXDEV") {
-          throw err;
-        }
-        await moveAcrossDevice(src, dest, overwrite);
-      }
-    }
-    async function moveAcrossDevice(src, dest, overwrite) {
-      const opts = {
-        overwrite,
-        errorOnExist: true,
-        preserveTimestamps: true
-      };
-      await copy(src, dest, opts);
-      return remove2(src);
-    }
-    module.exports = move;
-  }
-});
-
-// node_modules/fs-extra/lib/move/move-sync.js
-var require_move_sync = __commonJS({
-  "node_modules/fs-extra/lib/move/move-sync.js"(exports, module) {
-    "use strict";
-    var fs2 = require_graceful_fs();
-    var path22 = __require("path");
-    var copySync = require_copy2().copySync;
-    var removeSync = require_remove().removeSync;
-    var mkdirpSync = require_mkdirs().mkdirpSync;
-    var stat5 = require_stat();
-    function moveSync(src, dest, opts) {
-      opts = opts || {};
-      const overwrite = opts.overwrite || opts.clobber || false;
-      const { srcStat, isChangingCase = false } = stat5.checkPathsSync(src, dest, "move", opts);
-      stat5.checkParentPathsSync(src, srcStat, dest, "move");
-      if (!isParentRoot(dest)) mkdirpSync(path22.dirname(dest));
-      return doRename(src, dest, overwrite, isChangingCase);
-    }
-    function isParentRoot(dest) {
-      const parent = path22.dirname(dest);
-      const parsedPath = path22.parse(parent);
-      return parsedPath.root === parent;
-    }
-    function doRename(src, dest, overwrite, isChangingCase) {
-      if (isChangingCase) return rename2(src, dest, overwrite);
-      if (overwrite) {
-        removeSync(dest);
-        return rename2(src, dest, overwrite);
-      }
-      if (fs2.existsSync(dest)) throw new Error("dest already exists.");
-      return rename2(src, dest, overwrite);
-    }
-    function rename2(src, dest, overwrite) {
-      try {
-        fs2.renameSync(src, dest);
-      } catch (err) {
-        if (err.code !== "EXDEV") throw err;
-        return moveAcrossDevice(src, dest, overwrite);
-      }
-    }
-    function moveAcrossDevice(src, dest, overwrite) {
-      const opts = {
-        overwrite,
-        errorOnExist: true,
-        preserveTimestamps: true
-      };
-      copySync(src, dest, opts);
-      return removeSync(src);
-    }
-    module.exports = moveSync;
-  }
-});
-
-// node_modules/fs-extra/lib/move/index.js
-var require_move2 = __commonJS({
-  "node_modules/fs-extra/lib/move/index.js"(exports, module) {
-    "use strict";
-    var u = require_universalify().fromPromise;
-    module.exports = {
-      move: u(require_move()),
-      moveSync: require_move_sync()
-    };
-  }
-});
-
-// node_modules/fs-extra/lib/index.js
-var require_lib = __commonJS({
-  "node_modules/fs-extra/lib/index.js"(exports, module) {
-    "use strict";
-    module.exports = {
-      // Export promiseified graceful-fs:
-      ...require_fs(),
-      // Export extra methods:
-      ...require_copy2(),
-      ...require_empty(),
-      ...require_ensure(),
-      ...require_json(),
-      ...require_mkdirs(),
-      ...require_move2(),
-      ...require_output_file(),
-      ...require_path_exists(),
-      ...require_remove()
-    };
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/deepmerge.js
-var require_deepmerge = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/deepmerge.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.deepMerge = void 0;
-    function deepMerge(target, ...sources) {
-      for (const source of sources) {
-        if (typeof source !== "object" || typeof target !== "object") {
-          throw new Error(`Invalid usage. Both source (${JSON.stringify(source)}) and target (${JSON.stringify(target)}) must be objects`);
-        }
-        for (const key of Object.keys(source)) {
-          const value2 = source[key];
-          if (typeof value2 === "object" && value2 != null && !Array.isArray(value2)) {
-            if (typeof target[key] !== "object") {
-              target[key] = {};
-            }
-            deepMerge(target[key], value2);
-            const output = target[key];
-            if (typeof output === "object" && Object.keys(output).length === 0) {
-              delete target[key];
-            }
-          } else if (typeof value2 === "object" && value2 != null && Array.isArray(value2)) {
-            if (Array.isArray(target[key])) {
-              target[key] = [...target[key], ...value2];
-            } else {
-              target[key] = value2;
-            }
-          } else if (value2 === void 0) {
-            delete target[key];
-          } else {
-            target[key] = value2;
-          }
-        }
-      }
-      return target;
-    }
-    exports.deepMerge = deepMerge;
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/syntax-tree.js
-var require_syntax_tree = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/syntax-tree.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.getChildWithValue = exports.isIndexTraversalPart = exports.isNameTraversalPart = exports.isObjectExpression = exports.isTupleExpression = exports.isBinaryOpExpression = exports.isUnaryOpExpression = exports.isConditionalExpression = exports.isSplatExpression = exports.isIndexExpression = exports.isLiteralValueExpression = exports.isRelativeTraversalExpression = exports.isScopeTraversalExpression = exports.isFunctionCallExpression = exports.isTemplateExpression = exports.isTemplateWrapExpression = exports.isForExpression = void 0;
-    function isForExpression(ast) {
-      return ast.type === "for";
-    }
-    exports.isForExpression = isForExpression;
-    function isTemplateWrapExpression(ast) {
-      return ast.type === "templateWrap";
-    }
-    exports.isTemplateWrapExpression = isTemplateWrapExpression;
-    function isTemplateExpression(ast) {
-      return ast.type === "template";
-    }
-    exports.isTemplateExpression = isTemplateExpression;
-    function isFunctionCallExpression(ast) {
-      return ast.type === "function";
-    }
-    exports.isFunctionCallExpression = isFunctionCallExpression;
-    function isScopeTraversalExpression(ast) {
-      return ast.type === "scopeTraversal";
-    }
-    exports.isScopeTraversalExpression = isScopeTraversalExpression;
-    function isRelativeTraversalExpression(ast) {
-      return ast.type === "relativeTraversal";
-    }
-    exports.isRelativeTraversalExpression = isRelativeTraversalExpression;
-    function isLiteralValueExpression(ast) {
-      return ast.type === "literalValue";
-    }
-    exports.isLiteralValueExpression = isLiteralValueExpression;
-    function isIndexExpression(ast) {
-      return ast.type === "index";
-    }
-    exports.isIndexExpression = isIndexExpression;
-    function isSplatExpression(ast) {
-      return ast.type === "splat";
-    }
-    exports.isSplatExpression = isSplatExpression;
-    function isConditionalExpression(ast) {
-      return ast.type === "conditional";
-    }
-    exports.isConditionalExpression = isConditionalExpression;
-    function isUnaryOpExpression(ast) {
-      return ast.type === "unaryOp";
-    }
-    exports.isUnaryOpExpression = isUnaryOpExpression;
-    function isBinaryOpExpression(ast) {
-      return ast.type === "binaryOp";
-    }
-    exports.isBinaryOpExpression = isBinaryOpExpression;
-    function isTupleExpression(ast) {
-      return ast.type === "tuple";
-    }
-    exports.isTupleExpression = isTupleExpression;
-    function isObjectExpression(part) {
-      return part.type === "object";
-    }
-    exports.isObjectExpression = isObjectExpression;
-    function isNameTraversalPart(part) {
-      return part.type === "nameTraversal";
-    }
-    exports.isNameTraversalPart = isNameTraversalPart;
-    function isIndexTraversalPart(part) {
-      return part.type === "indexTraversal";
-    }
-    exports.isIndexTraversalPart = isIndexTraversalPart;
-    function getChildWithValue(node, value2) {
-      if (!node.children) {
-        return null;
-      }
-      return node.children.find((child) => {
-        if (!child.meta)
-          return false;
-        return child.meta.value === value2;
-      });
-    }
-    exports.getChildWithValue = getChildWithValue;
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/references.js
-var require_references = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/references.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.findAllReferencesInAst = exports.traversalToReference = void 0;
-    var syntax_tree_1 = require_syntax_tree();
-    function traversalToReference(traversalExpression, localVariables) {
-      const meta = traversalExpression.meta;
-      function onlyTakeTraversalPartsUntilFirstBracketPropertyAccess(traversals) {
-        let filtered = [];
-        let index = 0;
-        for (const traversal of traversals) {
-          if ("segment" in traversal) {
-            if (index === 0) {
-              if (localVariables === null || localVariables === void 0 ? void 0 : localVariables.includes(traversal.segment)) {
-                return [];
-              }
-            }
-            filtered.push(traversal);
-          } else {
-            return filtered;
-          }
-        }
-        return filtered;
-      }
-      const filteredParts = onlyTakeTraversalPartsUntilFirstBracketPropertyAccess(meta.traversal);
-      if (filteredParts.length === 0) {
-        return null;
-      }
-      const startPosition = filteredParts[0].range.start.byte;
-      const endPosition = filteredParts[filteredParts.length - 1].range.end.byte;
-      return {
-        value: filteredParts.map((part) => part.segment).join("."),
-        startPosition,
-        endPosition
-      };
-    }
-    exports.traversalToReference = traversalToReference;
-    function findAllReferencesInAst(input, entry, localVariables) {
-      if (!entry) {
-        return [];
-      }
-      switch (entry.type) {
-        case "scopeTraversal": {
-          const reference = traversalToReference(entry, localVariables);
-          if (reference)
-            return [reference];
-          return [];
-        }
-        case "for": {
-          const meta = entry.meta;
-          const additionalLocalVariables = [
-            meta.keyVar,
-            meta.valVar,
-            ...localVariables || []
-          ];
-          return [
-            ...findAllReferencesInAst(input, (0, syntax_tree_1.getChildWithValue)(entry, meta.collectionExpression), additionalLocalVariables),
-            ...findAllReferencesInAst(input, (0, syntax_tree_1.getChildWithValue)(entry, meta.conditionalExpression), additionalLocalVariables)
-          ];
-        }
-        default:
-          return entry.children.map((child) => findAllReferencesInAst(input, child, localVariables)).flat();
-      }
-    }
-    exports.findAllReferencesInAst = findAllReferencesInAst;
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/util.js
-var require_util8 = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/util.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.wrapTerraformExpression = exports.replaceQuotes = void 0;
-    function replaceQuotes(input) {
-      const fullyQuotedMatch = /^(\s*")(.*)("\s*)$/.exec(input);
-      const hasTemplate = /(?<!\$)\$\{/.test(input);
-      if (fullyQuotedMatch !== null && !hasTemplate) {
-        return `${fullyQuotedMatch[1]}${fullyQuotedMatch[2].replace(/"/g, `\\"`)}${fullyQuotedMatch[3]}`;
-      }
-      return input;
-    }
-    exports.replaceQuotes = replaceQuotes;
-    function wrapTerraformExpression(input) {
-      input = replaceQuotes(input);
-      if (!isNaN(Number(input))) {
-        return { wrap: input, wrapOffset: 0 };
-      }
-      if (input === "true" || input === "false") {
-        return { wrap: input, wrapOffset: 0 };
-      }
-      if (input.startsWith(`"`)) {
-        if (input.indexOf("\n") >= 0) {
-          const trimWrapped = input.substring(1, input.length - 1);
-          return {
-            wrap: `<<EOE
-${trimWrapped}
-EOE
-`,
-            wrapOffset: 5
-          };
-        }
-        return { wrap: input, wrapOffset: 0 };
-      }
-      if (input.startsWith("[") || input.startsWith("{")) {
-        return { wrap: input, wrapOffset: 0 };
-      }
-      if (input.startsWith("<<")) {
-        if (!input.endsWith("\n")) {
-          return { wrap: input + "\n", wrapOffset: 0 };
-        }
-        return { wrap: input, wrapOffset: 0 };
-      }
-      return { wrap: `"${input}"`, wrapOffset: 1 };
-    }
-    exports.wrapTerraformExpression = wrapTerraformExpression;
-  }
-});
-
-// empty:performance
-var require_performance = __commonJS({
-  "empty:performance"(exports, module) {
-    module.exports = {};
-  }
-});
-
-// node_modules/@cdktf/hcl2json/wasm/wasm_exec.js
-var require_wasm_exec = __commonJS({
-  "node_modules/@cdktf/hcl2json/wasm/wasm_exec.js"() {
-    "use strict";
-    (() => {
-      const enosys = () => {
-        const err = new Error("not implemented");
-        err.code = "ENOSYS";
-        return err;
-      };
-      if (!globalThis.fs) {
-        let outputBuf = "";
-        globalThis.fs = {
-          constants: { O_WRONLY: -1, O_RDWR: -1, O_CREAT: -1, O_TRUNC: -1, O_APPEND: -1, O_EXCL: -1 },
-          // unused
-          writeSync(fd, buf) {
-            outputBuf += decoder.decode(buf);
-            const nl = outputBuf.lastIndexOf("\n");
-            if (nl != -1) {
-              console.log(outputBuf.substr(0, nl));
-              outputBuf = outputBuf.substr(nl + 1);
-            }
-            return buf.length;
-          },
-          write(fd, buf, offset, length, position, callback) {
-            if (offset !== 0 || length !== buf.length || position !== null) {
-              callback(enosys());
-              return;
-            }
-            const n = this.writeSync(fd, buf);
-            callback(null, n);
-          },
-          chmod(path22, mode, callback) {
-            callback(enosys());
-          },
-          chown(path22, uid, gid, callback) {
-            callback(enosys());
-          },
-          close(fd, callback) {
-            callback(enosys());
-          },
-          fchmod(fd, mode, callback) {
-            callback(enosys());
-          },
-          fchown(fd, uid, gid, callback) {
-            callback(enosys());
-          },
-          fstat(fd, callback) {
-            callback(enosys());
-          },
-          fsync(fd, callback) {
-            callback(null);
-          },
-          ftruncate(fd, length, callback) {
-            callback(enosys());
-          },
-          lchown(path22, uid, gid, callback) {
-            callback(enosys());
-          },
-          link(path22, link, callback) {
-            callback(enosys());
-          },
-          lstat(path22, callback) {
-            callback(enosys());
-          },
-          mkdir(path22, perm, callback) {
-            callback(enosys());
-          },
-          open(path22, flags, mode, callback) {
-            callback(enosys());
-          },
-          read(fd, buffer, offset, length, position, callback) {
-            callback(enosys());
-          },
-          readdir(path22, callback) {
-            callback(enosys());
-          },
-          readlink(path22, callback) {
-            callback(enosys());
-          },
-          rename(from, to, callback) {
-            callback(enosys());
-          },
-          rmdir(path22, callback) {
-            callback(enosys());
-          },
-          stat(path22, callback) {
-            callback(enosys());
-          },
-          symlink(path22, link, callback) {
-            callback(enosys());
-          },
-          truncate(path22, length, callback) {
-            callback(enosys());
-          },
-          unlink(path22, callback) {
-            callback(enosys());
-          },
-          utimes(path22, atime, mtime, callback) {
-            callback(enosys());
-          }
-        };
-      }
-      if (!globalThis.process) {
-        globalThis.process = {
-          getuid() {
-            return -1;
-          },
-          getgid() {
-            return -1;
-          },
-          geteuid() {
-            return -1;
-          },
-          getegid() {
-            return -1;
-          },
-          getgroups() {
-            throw enosys();
-          },
-          pid: -1,
-          ppid: -1,
-          umask() {
-            throw enosys();
-          },
-          cwd() {
-            throw enosys();
-          },
-          chdir() {
-            throw enosys();
-          }
-        };
-      }
-      if (!globalThis.crypto) {
-        throw new Error("globalThis.crypto is not available, polyfill required (crypto.getRandomValues only)");
-      }
-      if (!globalThis.performance) {
-        throw new Error("globalThis.performance is not available, polyfill required (performance.now only)");
-      }
-      if (!globalThis.TextEncoder) {
-        throw new Error("globalThis.TextEncoder is not available, polyfill required");
-      }
-      if (!globalThis.TextDecoder) {
-        throw new Error("globalThis.TextDecoder is not available, polyfill required");
-      }
-      const encoder = new TextEncoder("utf-8");
-      const decoder = new TextDecoder("utf-8");
-      globalThis.Go = class {
-        constructor() {
-          this.argv = ["js"];
-          this.env = {};
-          this.exit = (code) => {
-            if (code !== 0) {
-              console.warn("exit code:", code);
-            }
-          };
-          this._exitPromise = new Promise((resolve4) => {
-            this._resolveExitPromise = resolve4;
-          });
-          this._pendingEvent = null;
-          this._scheduledTimeouts = /* @__PURE__ */ new Map();
-          this._nextCallbackTimeoutID = 1;
-          const setInt64 = (addr, v2) => {
-            this.mem.setUint32(addr + 0, v2, true);
-            this.mem.setUint32(addr + 4, Math.floor(v2 / 4294967296), true);
-          };
-          const getInt64 = (addr) => {
-            const low = this.mem.getUint32(addr + 0, true);
-            const high = this.mem.getInt32(addr + 4, true);
-            return low + high * 4294967296;
-          };
-          const loadValue = (addr) => {
-            const f2 = this.mem.getFloat64(addr, true);
-            if (f2 === 0) {
-              return void 0;
-            }
-            if (!isNaN(f2)) {
-              return f2;
-            }
-            const id = this.mem.getUint32(addr, true);
-            return this._values[id];
-          };
-          const storeValue = (addr, v2) => {
-            const nanHead = 2146959360;
-            if (typeof v2 === "number" && v2 !== 0) {
-              if (isNaN(v2)) {
-                this.mem.setUint32(addr + 4, nanHead, true);
-                this.mem.setUint32(addr, 0, true);
-                return;
-              }
-              this.mem.setFloat64(addr, v2, true);
-              return;
-            }
-            if (v2 === void 0) {
-              this.mem.setFloat64(addr, 0, true);
-              return;
-            }
-            let id = this._ids.get(v2);
-            if (id === void 0) {
-              id = this._idPool.pop();
-              if (id === void 0) {
-                id = this._values.length;
-              }
-              this._values[id] = v2;
-              this._goRefCounts[id] = 0;
-              this._ids.set(v2, id);
-            }
-            this._goRefCounts[id]++;
-            let typeFlag = 0;
-            switch (typeof v2) {
-              case "object":
-                if (v2 !== null) {
-                  typeFlag = 1;
-                }
-                break;
-              case "string":
-                typeFlag = 2;
-                break;
-              case "symbol":
-                typeFlag = 3;
-                break;
-              case "function":
-                typeFlag = 4;
-                break;
-            }
-            this.mem.setUint32(addr + 4, nanHead | typeFlag, true);
-            this.mem.setUint32(addr, id, true);
-          };
-          const loadSlice = (addr) => {
-            const array = getInt64(addr + 0);
-            const len = getInt64(addr + 8);
-            return new Uint8Array(this._inst.exports.mem.buffer, array, len);
-          };
-          const loadSliceOfValues = (addr) => {
-            const array = getInt64(addr + 0);
-            const len = getInt64(addr + 8);
-            const a = new Array(len);
-            for (let i2 = 0; i2 < len; i2++) {
-              a[i2] = loadValue(array + i2 * 8);
-            }
-            return a;
-          };
-          const loadString = (addr) => {
-            const saddr = getInt64(addr + 0);
-            const len = getInt64(addr + 8);
-            return decoder.decode(new DataView(this._inst.exports.mem.buffer, saddr, len));
-          };
-          const timeOrigin = Date.now() - performance.now();
-          this.importObject = {
-            go: {
-              // Go's SP does not change as long as no Go code is running. Some operations (e.g. calls, getters and setters)
-              // may synchronously trigger a Go event handler. This makes Go code get executed in the middle of the imported
-              // function. A goroutine can switch to a new stack if the current stack is too small (see morestack function).
-              // This changes the SP, thus we have to update the SP used by the imported function.
-              // func wasmExit(code int32)
-              "runtime.wasmExit": (sp3) => {
-                sp3 >>>= 0;
-                const code = this.mem.getInt32(sp3 + 8, true);
-                this.exited = true;
-                delete this._inst;
-                delete this._values;
-                delete this._goRefCounts;
-                delete this._ids;
-                delete this._idPool;
-                this.exit(code);
-              },
-              // func wasmWrite(fd uintptr, p unsafe.Pointer, n int32)
-              "runtime.wasmWrite": (sp3) => {
-                sp3 >>>= 0;
-                const fd = getInt64(sp3 + 8);
-                const p2 = getInt64(sp3 + 16);
-                const n = this.mem.getInt32(sp3 + 24, true);
-                fs.writeSync(fd, new Uint8Array(this._inst.exports.mem.buffer, p2, n));
-              },
-              // func resetMemoryDataView()
-              "runtime.resetMemoryDataView": (sp3) => {
-                sp3 >>>= 0;
-                this.mem = new DataView(this._inst.exports.mem.buffer);
-              },
-              // func nanotime1() int64
-              "runtime.nanotime1": (sp3) => {
-                sp3 >>>= 0;
-                setInt64(sp3 + 8, (timeOrigin + performance.now()) * 1e6);
-              },
-              // func walltime() (sec int64, nsec int32)
-              "runtime.walltime": (sp3) => {
-                sp3 >>>= 0;
-                const msec = (/* @__PURE__ */ new Date()).getTime();
-                setInt64(sp3 + 8, msec / 1e3);
-                this.mem.setInt32(sp3 + 16, msec % 1e3 * 1e6, true);
-              },
-              // func scheduleTimeoutEvent(delay int64) int32
-              "runtime.scheduleTimeoutEvent": (sp3) => {
-                sp3 >>>= 0;
-                const id = this._nextCallbackTimeoutID;
-                this._nextCallbackTimeoutID++;
-                this._scheduledTimeouts.set(id, setTimeout(
-                  () => {
-                    this._resume();
-                    while (this._scheduledTimeouts.has(id)) {
-                      console.warn("scheduleTimeoutEvent: missed timeout event");
-                      this._resume();
-                    }
-                  },
-                  getInt64(sp3 + 8) + 1
-                  // setTimeout has been seen to fire up to 1 millisecond early
-                ));
-                this.mem.setInt32(sp3 + 16, id, true);
-              },
-              // func clearTimeoutEvent(id int32)
-              "runtime.clearTimeoutEvent": (sp3) => {
-                sp3 >>>= 0;
-                const id = this.mem.getInt32(sp3 + 8, true);
-                clearTimeout(this._scheduledTimeouts.get(id));
-                this._scheduledTimeouts.delete(id);
-              },
-              // func getRandomData(r []byte)
-              "runtime.getRandomData": (sp3) => {
-                sp3 >>>= 0;
-                crypto.getRandomValues(loadSlice(sp3 + 8));
-              },
-              // func finalizeRef(v ref)
-              "syscall/js.finalizeRef": (sp3) => {
-                sp3 >>>= 0;
-                const id = this.mem.getUint32(sp3 + 8, true);
-                this._goRefCounts[id]--;
-                if (this._goRefCounts[id] === 0) {
-                  const v2 = this._values[id];
-                  this._values[id] = null;
-                  this._ids.delete(v2);
-                  this._idPool.push(id);
-                }
-              },
-              // func stringVal(value string) ref
-              "syscall/js.stringVal": (sp3) => {
-                sp3 >>>= 0;
-                storeValue(sp3 + 24, loadString(sp3 + 8));
-              },
-              // func valueGet(v ref, p string) ref
-              "syscall/js.valueGet": (sp3) => {
-                sp3 >>>= 0;
-                const result = Reflect.get(loadValue(sp3 + 8), loadString(sp3 + 16));
-                sp3 = this._inst.exports.getsp() >>> 0;
-                storeValue(sp3 + 32, result);
-              },
-              // func valueSet(v ref, p string, x ref)
-              "syscall/js.valueSet": (sp3) => {
-                sp3 >>>= 0;
-                Reflect.set(loadValue(sp3 + 8), loadString(sp3 + 16), loadValue(sp3 + 32));
-              },
-              // func valueDelete(v ref, p string)
-              "syscall/js.valueDelete": (sp3) => {
-                sp3 >>>= 0;
-                Reflect.deleteProperty(loadValue(sp3 + 8), loadString(sp3 + 16));
-              },
-              // func valueIndex(v ref, i int) ref
-              "syscall/js.valueIndex": (sp3) => {
-                sp3 >>>= 0;
-                storeValue(sp3 + 24, Reflect.get(loadValue(sp3 + 8), getInt64(sp3 + 16)));
-              },
-              // valueSetIndex(v ref, i int, x ref)
-              "syscall/js.valueSetIndex": (sp3) => {
-                sp3 >>>= 0;
-                Reflect.set(loadValue(sp3 + 8), getInt64(sp3 + 16), loadValue(sp3 + 24));
-              },
-              // func valueCall(v ref, m string, args []ref) (ref, bool)
-              "syscall/js.valueCall": (sp3) => {
-                sp3 >>>= 0;
-                try {
-                  const v2 = loadValue(sp3 + 8);
-                  const m = Reflect.get(v2, loadString(sp3 + 16));
-                  const args = loadSliceOfValues(sp3 + 32);
-                  const result = Reflect.apply(m, v2, args);
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 56, result);
-                  this.mem.setUint8(sp3 + 64, 1);
-                } catch (err) {
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 56, err);
-                  this.mem.setUint8(sp3 + 64, 0);
-                }
-              },
-              // func valueInvoke(v ref, args []ref) (ref, bool)
-              "syscall/js.valueInvoke": (sp3) => {
-                sp3 >>>= 0;
-                try {
-                  const v2 = loadValue(sp3 + 8);
-                  const args = loadSliceOfValues(sp3 + 16);
-                  const result = Reflect.apply(v2, void 0, args);
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 40, result);
-                  this.mem.setUint8(sp3 + 48, 1);
-                } catch (err) {
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 40, err);
-                  this.mem.setUint8(sp3 + 48, 0);
-                }
-              },
-              // func valueNew(v ref, args []ref) (ref, bool)
-              "syscall/js.valueNew": (sp3) => {
-                sp3 >>>= 0;
-                try {
-                  const v2 = loadValue(sp3 + 8);
-                  const args = loadSliceOfValues(sp3 + 16);
-                  const result = Reflect.construct(v2, args);
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 40, result);
-                  this.mem.setUint8(sp3 + 48, 1);
-                } catch (err) {
-                  sp3 = this._inst.exports.getsp() >>> 0;
-                  storeValue(sp3 + 40, err);
-                  this.mem.setUint8(sp3 + 48, 0);
-                }
-              },
-              // func valueLength(v ref) int
-              "syscall/js.valueLength": (sp3) => {
-                sp3 >>>= 0;
-                setInt64(sp3 + 16, parseInt(loadValue(sp3 + 8).length));
-              },
-              // valuePrepareString(v ref) (ref, int)
-              "syscall/js.valuePrepareString": (sp3) => {
-                sp3 >>>= 0;
-                const str2 = encoder.encode(String(loadValue(sp3 + 8)));
-                storeValue(sp3 + 16, str2);
-                setInt64(sp3 + 24, str2.length);
-              },
-              // valueLoadString(v ref, b []byte)
-              "syscall/js.valueLoadString": (sp3) => {
-                sp3 >>>= 0;
-                const str2 = loadValue(sp3 + 8);
-                loadSlice(sp3 + 16).set(str2);
-              },
-              // func valueInstanceOf(v ref, t ref) bool
-              "syscall/js.valueInstanceOf": (sp3) => {
-                sp3 >>>= 0;
-                this.mem.setUint8(sp3 + 24, loadValue(sp3 + 8) instanceof loadValue(sp3 + 16) ? 1 : 0);
-              },
-              // func copyBytesToGo(dst []byte, src ref) (int, bool)
-              "syscall/js.copyBytesToGo": (sp3) => {
-                sp3 >>>= 0;
-                const dst = loadSlice(sp3 + 8);
-                const src = loadValue(sp3 + 32);
-                if (!(src instanceof Uint8Array || src instanceof Uint8ClampedArray)) {
-                  this.mem.setUint8(sp3 + 48, 0);
-                  return;
-                }
-                const toCopy = src.subarray(0, dst.length);
-                dst.set(toCopy);
-                setInt64(sp3 + 40, toCopy.length);
-                this.mem.setUint8(sp3 + 48, 1);
-              },
-              // func copyBytesToJS(dst ref, src []byte) (int, bool)
-              "syscall/js.copyBytesToJS": (sp3) => {
-                sp3 >>>= 0;
-                const dst = loadValue(sp3 + 8);
-                const src = loadSlice(sp3 + 16);
-                if (!(dst instanceof Uint8Array || dst instanceof Uint8ClampedArray)) {
-                  this.mem.setUint8(sp3 + 48, 0);
-                  return;
-                }
-                const toCopy = src.subarray(0, dst.length);
-                dst.set(toCopy);
-                setInt64(sp3 + 40, toCopy.length);
-                this.mem.setUint8(sp3 + 48, 1);
-              },
-              "debug": (value2) => {
-                console.log(value2);
-              }
-            }
-          };
-        }
-        async run(instance) {
-          if (!(instance instanceof WebAssembly.Instance)) {
-            throw new Error("Go.run: WebAssembly.Instance expected");
-          }
-          this._inst = instance;
-          this.mem = new DataView(this._inst.exports.mem.buffer);
-          this._values = [
-            // JS values that Go currently has references to, indexed by reference id
-            NaN,
-            0,
-            null,
-            true,
-            false,
-            globalThis,
-            this
-          ];
-          this._goRefCounts = new Array(this._values.length).fill(Infinity);
-          this._ids = /* @__PURE__ */ new Map([
-            // mapping from JS values to reference ids
-            [0, 1],
-            [null, 2],
-            [true, 3],
-            [false, 4],
-            [globalThis, 5],
-            [this, 6]
-          ]);
-          this._idPool = [];
-          this.exited = false;
-          let offset = 4096;
-          const strPtr = (str2) => {
-            const ptr = offset;
-            const bytes = encoder.encode(str2 + "\0");
-            new Uint8Array(this.mem.buffer, offset, bytes.length).set(bytes);
-            offset += bytes.length;
-            if (offset % 8 !== 0) {
-              offset += 8 - offset % 8;
-            }
-            return ptr;
-          };
-          const argc = this.argv.length;
-          const argvPtrs = [];
-          this.argv.forEach((arg) => {
-            argvPtrs.push(strPtr(arg));
-          });
-          argvPtrs.push(0);
-          const keys = Object.keys(this.env).sort();
-          keys.forEach((key) => {
-            argvPtrs.push(strPtr(`${key}=${this.env[key]}`));
-          });
-          argvPtrs.push(0);
-          const argv = offset;
-          argvPtrs.forEach((ptr) => {
-            this.mem.setUint32(offset, ptr, true);
-            this.mem.setUint32(offset + 4, 0, true);
-            offset += 8;
-          });
-          const wasmMinDataAddr = 4096 + 8192;
-          if (offset >= wasmMinDataAddr) {
-            throw new Error("total length of command line and environment variables exceeds limit");
-          }
-          this._inst.exports.run(argc, argv);
-          if (this.exited) {
-            this._resolveExitPromise();
-          }
-          await this._exitPromise;
-        }
-        _resume() {
-          if (this.exited) {
-            throw new Error("Go program has already exited");
-          }
-          this._inst.exports.resume();
-          if (this.exited) {
-            this._resolveExitPromise();
-          }
-        }
-        _makeFuncWrapper(id) {
-          const go = this;
-          return function() {
-            const event = { id, this: this, args: arguments };
-            go._pendingEvent = event;
-            go._resume();
-            return event.result;
-          };
-        }
-      };
-    })();
-  }
-});
-
-// node_modules/@cdktf/hcl2json/wasm/bridge_wasm_exec.js
-var require_bridge_wasm_exec = __commonJS({
-  "node_modules/@cdktf/hcl2json/wasm/bridge_wasm_exec.js"() {
-    "use strict";
-    globalThis.require = __require;
-    globalThis.fs = __require("fs");
-    globalThis.TextEncoder = __require("util").TextEncoder;
-    globalThis.TextDecoder = __require("util").TextDecoder;
-    globalThis.performance ??= require_performance();
-    if (!globalThis.crypto) {
-      const crypto2 = __require("crypto");
-      globalThis.crypto = {
-        getRandomValues(b3) {
-          return crypto2.randomFillSync(b3);
-        }
-      };
-    }
-    require_wasm_exec();
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/bridge.js
-var require_bridge = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/bridge.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k3, k22) {
-      if (k22 === void 0) k22 = k3;
-      var desc = Object.getOwnPropertyDescriptor(m, k3);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k3];
-        } };
-      }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k3, k22) {
-      if (k22 === void 0) k22 = k3;
-      o2[k22] = m[k3];
-    }));
-    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o2, v2) {
-      Object.defineProperty(o2, "default", { enumerable: true, value: v2 });
-    }) : function(o2, v2) {
-      o2["default"] = v2;
-    });
-    var __importStar = exports && exports.__importStar || function(mod) {
-      if (mod && mod.__esModule) return mod;
-      var result = {};
-      if (mod != null) {
-        for (var k3 in mod) if (k3 !== "default" && Object.prototype.hasOwnProperty.call(mod, k3)) __createBinding(result, mod, k3);
-      }
-      __setModuleDefault(result, mod);
-      return result;
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.getExpressionAst = exports.getReferencesInExpression = exports.convertFiles = exports.parse = void 0;
-    var fs2 = __importStar(require_lib());
-    var path_1 = __require("path");
-    var deepmerge_1 = require_deepmerge();
-    var zlib_1 = __require("zlib");
-    var references_1 = require_references();
-    var util_1 = require_util8();
-    var jsRoot = {};
-    function sleep() {
-      return new Promise((resolve4) => {
-        setTimeout(resolve4, 0);
-      });
-    }
-    function goBridge(getBytes) {
-      let ready = false;
-      async function init() {
-        await Promise.resolve().then(() => __importStar(require_bridge_wasm_exec()));
-        const go = new global.Go();
-        const bytes = await getBytes;
-        const result = await WebAssembly.instantiate(bytes, go.importObject);
-        global.__parse_terraform_config_wasm__ = jsRoot;
-        void go.run(result.instance);
-        ready = true;
-      }
-      init().catch((error) => {
-        throw error;
-      });
-      const proxy = new Proxy({}, {
-        get: (_3, key) => {
-          return async (...args) => {
-            while (!ready) {
-              await sleep();
-            }
-            if (!(key in jsRoot)) {
-              throw new Error(`There is nothing defined with the name "${key.toString()}"`);
-            }
-            if (typeof jsRoot[key] !== "function") {
-              return jsRoot[key];
-            }
-            return new Promise((resolve4, reject) => {
-              const cb = (err, ...msg) => (
-                // eslint-disable-next-line @typescript-eslint/ban-ts-comment
-                // @ts-ignore
-                err ? reject(new Error(err)) : resolve4(...msg)
-              );
-              const run = () => {
-                jsRoot[key].apply(void 0, [...args, cb]);
-              };
-              run();
-            });
-          };
-        }
-      });
-      return proxy;
-    }
-    var loadWasm = async () => {
-      return (0, zlib_1.gunzipSync)(await fs2.readFile(__require.resolve("./hcl2json.wasm.gz")));
-    };
-    var wasm = goBridge(loadWasm());
-    async function parse4(filename, contents) {
-      const res = await wasm.parse(filename, contents);
-      return JSON.parse(res);
-    }
-    exports.parse = parse4;
-    async function convertFiles(workingDirectory) {
-      let tfFileContents = "";
-      const tfJSONFileContents = [];
-      for (const file of fs2.readdirSync(workingDirectory)) {
-        const filePath = (0, path_1.resolve)(workingDirectory, file);
-        if (!fs2.lstatSync(filePath).isDirectory()) {
-          if (file.match(/\.tf$/)) {
-            tfFileContents += fs2.readFileSync(filePath, "utf-8");
-            tfFileContents += "\n";
-          } else if (file.match(/\.tf\.json$/)) {
-            tfJSONFileContents.push(JSON.parse(fs2.readFileSync(filePath, "utf-8")));
-          }
-        }
-      }
-      if (tfFileContents === "" && tfJSONFileContents.length === 0) {
-        console.error(`No '.tf' or '.tf.json' files found in ${workingDirectory}`);
-        return {};
-      }
-      return (0, deepmerge_1.deepMerge)(await parse4("hcl2json.tf", tfFileContents), ...tfJSONFileContents);
-    }
-    exports.convertFiles = convertFiles;
-    async function getReferencesInExpression(filename, expression) {
-      let offset = 0;
-      let quoteWrappedExpression = expression;
-      if (!expression.startsWith('"')) {
-        quoteWrappedExpression = `"${expression}"`;
-        offset = 1;
-      }
-      const { wrap: wrappedExpression, wrapOffset: startOffset } = (0, util_1.wrapTerraformExpression)(`${quoteWrappedExpression}`);
-      offset += startOffset;
-      const ast = await getExpressionAst(filename, wrappedExpression);
-      if (!ast) {
-        return [];
-      }
-      const refs2 = (0, references_1.findAllReferencesInAst)(expression, ast);
-      if (wrappedExpression === expression) {
-        return refs2;
-      }
-      return refs2.map((ref) => {
-        return {
-          ...ref,
-          startPosition: ref.startPosition - offset,
-          endPosition: ref.endPosition - offset
-        };
-      });
-    }
-    exports.getReferencesInExpression = getReferencesInExpression;
-    async function getExpressionAst(filename, expression) {
-      const res = await wasm.getExpressionAst(filename, expression);
-      const ast = JSON.parse(res);
-      if (!ast) {
-        return null;
-      }
-      return ast;
-    }
-    exports.getExpressionAst = getExpressionAst;
-  }
-});
-
-// node_modules/@cdktf/hcl2json/lib/index.js
-var require_lib2 = __commonJS({
-  "node_modules/@cdktf/hcl2json/lib/index.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k3, k22) {
-      if (k22 === void 0) k22 = k3;
-      var desc = Object.getOwnPropertyDescriptor(m, k3);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k3];
-        } };
-      }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k3, k22) {
-      if (k22 === void 0) k22 = k3;
-      o2[k22] = m[k3];
-    }));
-    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o2, v2) {
-      Object.defineProperty(o2, "default", { enumerable: true, value: v2 });
-    }) : function(o2, v2) {
-      o2["default"] = v2;
-    });
-    var __importStar = exports && exports.__importStar || function(mod) {
-      if (mod && mod.__esModule) return mod;
-      var result = {};
-      if (mod != null) {
-        for (var k3 in mod) if (k3 !== "default" && Object.prototype.hasOwnProperty.call(mod, k3)) __createBinding(result, mod, k3);
-      }
-      __setModuleDefault(result, mod);
-      return result;
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.TFExpressionSyntaxTree = exports.wrapTerraformExpression = exports.getExpressionAst = exports.getReferencesInExpression = exports.convertFiles = exports.parse = void 0;
-    var bridge_1 = require_bridge();
-    Object.defineProperty(exports, "parse", { enumerable: true, get: function() {
-      return bridge_1.parse;
-    } });
-    Object.defineProperty(exports, "convertFiles", { enumerable: true, get: function() {
-      return bridge_1.convertFiles;
-    } });
-    Object.defineProperty(exports, "getReferencesInExpression", { enumerable: true, get: function() {
-      return bridge_1.getReferencesInExpression;
-    } });
-    Object.defineProperty(exports, "getExpressionAst", { enumerable: true, get: function() {
-      return bridge_1.getExpressionAst;
-    } });
-    var util_1 = require_util8();
-    Object.defineProperty(exports, "wrapTerraformExpression", { enumerable: true, get: function() {
-      return util_1.wrapTerraformExpression;
-    } });
-    exports.TFExpressionSyntaxTree = __importStar(require_syntax_tree());
-  }
-});
-
 // src/hcl.ts
-async function loadHcl2Json() {
-  const module = await Promise.resolve().then(() => __toESM(require_lib2(), 1));
-  return typeof module.parse === "function" ? module : module.default;
+import { Worker } from "node:worker_threads";
+function workerUrl() {
+  const here = import.meta.url;
+  return new URL(`./hcl-worker${here.slice(here.lastIndexOf("."))}`, here);
 }
-async function parseHcl(file, text2) {
-  loaded ??= await loadHcl2Json();
+function startWorker() {
+  const url = workerUrl();
+  const started = url.pathname.endsWith(".ts") ? new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true }) : new Worker(url);
+  started.on("message", (answer2) => {
+    const waiting = pending.get(answer2.id);
+    pending.delete(answer2.id);
+    if (waiting === void 0) return;
+    if ("document" in answer2) waiting.resolve(answer2.document);
+    else waiting.reject(new HclSyntaxError(answer2.error.replace(/^parse config: \[/, "").replace(/\]$/, "")));
+  });
+  started.on("error", (error) => endWorker(started, error));
+  started.on("exit", (code) => endWorker(started, new Error(`the HCL parser's worker stopped (exit code ${code})`)));
+  started.unref();
+  return started;
+}
+function endWorker(ended, error) {
+  if (worker !== ended) return;
+  worker = null;
+  void ended.terminate();
+  const waiting = [...pending.values()];
+  pending.clear();
+  for (const entry of waiting) entry.reject(error);
+}
+async function parseHcl(file, text2, options = {}) {
+  const bytes = Buffer.byteLength(text2, "utf8");
+  if (bytes > MAX_HCL_BYTES) throw new HclLimitError(`${file} is ${bytes} bytes; a config file may be at most ${MAX_HCL_BYTES} bytes (512 KiB)`);
+  const turn = queue.then(() => parseInWorker(file, text2, bytes, options.timeLimitMs ?? HCL_TIME_LIMIT_MS));
+  queue = turn.catch(() => void 0);
+  return turn;
+}
+async function parseInWorker(file, text2, bytes, limit2) {
+  worker ??= startWorker();
+  const current = worker;
+  const id = nextId += 1;
+  const request5 = { id, file, text: text2 };
+  let timer;
   try {
-    return await loaded.parse(file, text2);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new HclSyntaxError(message.replace(/^parse config: \[/, "").replace(/\]$/, ""));
+    return await new Promise((resolve4, reject) => {
+      pending.set(id, { resolve: resolve4, reject });
+      timer = wallClock.setTimeout(() => endWorker(current, new HclLimitError(`${file} took longer than ${limit2 / 1e3} s to parse; make it smaller`)), limit2);
+      current.postMessage(request5);
+    });
+  } finally {
+    wallClock.clearTimeout(timer);
+    if (bytes > RECYCLE_AFTER_BYTES) endWorker(current, new Error("the HCL parser was restarted"));
   }
 }
-var loaded, HclSyntaxError;
+var MAX_HCL_BYTES, HCL_TIME_LIMIT_MS, RECYCLE_AFTER_BYTES, HclSyntaxError, HclLimitError, worker, nextId, pending, queue, wallClock;
 var init_hcl = __esm({
   "src/hcl.ts"() {
     "use strict";
-    loaded = null;
+    MAX_HCL_BYTES = 524288;
+    HCL_TIME_LIMIT_MS = 3e4;
+    RECYCLE_AFTER_BYTES = 65536;
     HclSyntaxError = class extends Error {
       name = "HclSyntaxError";
     };
+    HclLimitError = class extends HclSyntaxError {
+      name = "HclLimitError";
+    };
+    worker = null;
+    nextId = 0;
+    pending = /* @__PURE__ */ new Map();
+    queue = Promise.resolve();
+    wallClock = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
+  }
+});
+
+// src/hcl-outline.ts
+function outlineHcl(text2) {
+  const cursor = { text: text2, at: 0, line: 1, column: 1 };
+  return readBody2(cursor, false);
+}
+function readBody2(c4, nested) {
+  const items = [];
+  for (; ; ) {
+    skipSpace(c4, true);
+    if (c4.at >= c4.text.length) return items;
+    const char = c4.text[c4.at];
+    if (char === "}" && nested) {
+      advance(c4, 1);
+      return items;
+    }
+    const start = { line: c4.line, column: c4.column };
+    const name = readIdentifier(c4);
+    if (name === "") {
+      advance(c4, 1);
+      continue;
+    }
+    const labels = [];
+    for (; ; ) {
+      skipSpace(c4, false);
+      const next = c4.text[c4.at];
+      if (next === '"') labels.push(readString(c4));
+      else if (next !== void 0 && /[A-Za-z_]/.test(next)) labels.push(readIdentifier(c4));
+      else break;
+    }
+    if (c4.text[c4.at] === "=") {
+      advance(c4, 1);
+      skipExpression(c4);
+      items.push({ kind: "attribute", name, labels: [], ...start, items: [] });
+    } else if (c4.text[c4.at] === "{") {
+      advance(c4, 1);
+      items.push({ kind: "block", name, labels, ...start, items: readBody2(c4, true) });
+    }
+  }
+}
+function advance(c4, count2) {
+  for (let i2 = 0; i2 < count2 && c4.at < c4.text.length; i2 += 1) {
+    if (c4.text[c4.at] === "\n") {
+      c4.line += 1;
+      c4.column = 1;
+    } else c4.column += 1;
+    c4.at += 1;
+  }
+}
+function skipSpace(c4, lines) {
+  for (; ; ) {
+    const char = c4.text[c4.at];
+    if (char === " " || char === "	" || char === "\r" || lines && char === "\n") advance(c4, 1);
+    else if (char === "#" || char === "/" && c4.text[c4.at + 1] === "/") while (c4.at < c4.text.length && c4.text[c4.at] !== "\n") advance(c4, 1);
+    else if (char === "/" && c4.text[c4.at + 1] === "*") {
+      const end = c4.text.indexOf("*/", c4.at + 2);
+      advance(c4, (end === -1 ? c4.text.length : end + 2) - c4.at);
+    } else return;
+  }
+}
+function readIdentifier(c4) {
+  const match = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(c4.text.slice(c4.at, c4.at + 256));
+  if (match === null) return "";
+  advance(c4, match[0].length);
+  return match[0];
+}
+function readString(c4) {
+  const from = c4.at + 1;
+  advance(c4, 1);
+  let depth = 0;
+  while (c4.at < c4.text.length) {
+    const char = c4.text[c4.at];
+    if (char === "\\") advance(c4, 2);
+    else if (char === "$" && c4.text[c4.at + 1] === "{") {
+      depth += 1;
+      advance(c4, 2);
+    } else if (char === "}" && depth > 0) {
+      depth -= 1;
+      advance(c4, 1);
+    } else if (char === '"' && depth === 0) {
+      advance(c4, 1);
+      return c4.text.slice(from, c4.at - 1);
+    } else advance(c4, 1);
+  }
+  return c4.text.slice(from);
+}
+function skipExpression(c4) {
+  let depth = 0;
+  while (c4.at < c4.text.length) {
+    skipSpace(c4, depth > 0);
+    const char = c4.text[c4.at];
+    if (char === void 0 || char === "\n" && depth === 0) return;
+    if (char === '"') readString(c4);
+    else if (char === "<" && c4.text[c4.at + 1] === "<") skipHeredoc(c4);
+    else if (char === "{" || char === "[" || char === "(") {
+      depth += 1;
+      advance(c4, 1);
+    } else if (char === "}" || char === "]" || char === ")") {
+      if (depth === 0) return;
+      depth -= 1;
+      advance(c4, 1);
+    } else advance(c4, 1);
+  }
+}
+function skipHeredoc(c4) {
+  const match = /^<<-?([A-Za-z_][A-Za-z0-9_]*)[^\n]*\n/.exec(c4.text.slice(c4.at, c4.at + 256));
+  if (match === null) {
+    advance(c4, 2);
+    return;
+  }
+  const end = new RegExp(`^[ \\t]*${match[1]}[ \\t]*$`, "m");
+  const rest = c4.text.slice(c4.at + match[0].length);
+  const found = end.exec(rest);
+  advance(c4, match[0].length + (found === null ? rest.length : found.index + found[0].length));
+}
+var init_hcl_outline = __esm({
+  "src/hcl-outline.ts"() {
+    "use strict";
+  }
+});
+
+// src/set-config-schema.ts
+function checkSetConfigSchema(text2, kind, facts) {
+  const rules = kind === "opa" ? OPA_BLOCKS : NATIVE_BLOCKS;
+  const out = [];
+  const outline = outlineHcl(text2);
+  for (const item of outline) {
+    if (item.kind === "attribute") {
+      out.push(at2(item, `"${item.name}" is not allowed at the top of the file, which takes only the blocks ${topNames(rules).join(", ")}`));
+      continue;
+    }
+    const rule = blockRule(item, rules, out);
+    if (rule === null) continue;
+    const title = blockTitle(item);
+    if (item.labels.length !== labelCount(item, rule)) out.push(at2(item, `${title} takes ${labelCount(item, rule)} label${labelCount(item, rule) === 1 ? "" : "s"}`));
+    for (const inner of item.items) {
+      if (inner.kind === "block") out.push(at2(inner, `${title}: unknown block "${inner.name}"${suggestion(inner.name, rule.attributes)}`));
+      else if (!rule.attributes.includes(inner.name)) out.push(at2(inner, `${title}: unknown attribute "${inner.name}"${suggestion(inner.name, rule.attributes)}`));
+    }
+    if (item.name === "policy") out.push(...policyProblems(item, kind, facts));
+  }
+  if (kind !== "opa") out.push(...unusedParamBlocks(outline, facts));
+  return out;
+}
+function blockRule(item, rules, out) {
+  if (item.name === "import" && rules === NATIVE_BLOCKS) {
+    const type = item.labels[0] ?? "";
+    const rule2 = rules[`import "${type}"`];
+    if (rule2 === void 0) out.push(at2(item, `unknown import "${type}"${suggestion(type, IMPORT_KINDS)} (an import is "module", "static" or "plugin")`));
+    return rule2 ?? null;
+  }
+  const rule = rules[item.name];
+  if (rule === void 0) out.push(at2(item, `unknown block "${item.name}"${suggestion(item.name, topNames(rules))}`));
+  return rule ?? null;
+}
+function labelCount(item, rule) {
+  return item.name === "import" ? rule.labels + 1 : rule.labels;
+}
+function topNames(rules) {
+  return [...new Set(Object.keys(rules).map((key) => key.split(" ")[0]))];
+}
+function blockTitle(item) {
+  return [item.name, ...item.labels.map((label) => `"${label}"`)].join(" ");
+}
+function policyProblems(item, kind, facts) {
+  const name = item.labels[0] ?? "";
+  const out = [];
+  const levelItem = item.items.find((inner) => inner.kind === "attribute" && inner.name === "enforcement_level");
+  const level = facts.level(name);
+  const levels2 = LEVELS_BY_KIND[kind];
+  if (levelItem !== void 0 && (typeof level !== "string" || !levels2.includes(level))) {
+    out.push(at2(levelItem, `policy "${name}": enforcement_level ${JSON.stringify(level)} is not one of ${levels2.join(", ")}${typeof level === "string" ? suggestion(level, levels2) : ""}`));
+  }
+  return out;
+}
+function unusedParamBlocks(outline, facts) {
+  const policies = outline.filter((item) => item.kind === "block" && item.name === "policy").map((item) => item.labels[0] ?? "");
+  const declared = /* @__PURE__ */ new Set();
+  for (const policy of policies) {
+    const source = facts.source(policy);
+    const names = source === null ? null : facts.declaredParams(source);
+    if (names === null) return [];
+    for (const param of names) declared.add(param);
+  }
+  return outline.filter((item) => item.kind === "block" && item.name === "param" && !declared.has(item.labels[0] ?? "")).map((item) => at2(item, `param "${item.labels[0] ?? ""}" is a parameter of no policy of the set (none has \`param ${item.labels[0] ?? ""}\`)${suggestion(item.labels[0] ?? "", [...declared])}`));
+}
+function configFacts(document2, read) {
+  const policies = document2["policy"];
+  const body = (policy) => {
+    const bodies = policies !== null && typeof policies === "object" ? policies[policy] : void 0;
+    const first2 = Array.isArray(bodies) ? bodies[0] : bodies;
+    return first2 !== null && typeof first2 === "object" ? first2 : {};
+  };
+  const cache = /* @__PURE__ */ new Map();
+  return {
+    level: (policy) => body(policy)["enforcement_level"],
+    source: (policy) => typeof body(policy)["source"] === "string" ? body(policy)["source"] : null,
+    declaredParams: (source) => {
+      if (!cache.has(source)) {
+        const text2 = read(source);
+        cache.set(source, text2 === null ? null : sentinelParams(text2));
+      }
+      return cache.get(source) ?? null;
+    }
+  };
+}
+function sentinelParams(code) {
+  return new Set([...code.matchAll(/^[ \t]*param[ \t]+([A-Za-z_][A-Za-z0-9_]*)/gm)].map((match) => match[1]));
+}
+function suggestion(word, candidates) {
+  const near = closest(word, candidates);
+  return near === null || near === word ? "" : `; did you mean "${near}"?`;
+}
+function at2(item, message) {
+  return { line: item.line, column: item.column, message };
+}
+function syntaxDiagnostic(file, message) {
+  const escaped2 = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const parts = message.split(new RegExp(`(?=${escaped2}:\\d+,\\d+)`)).map((part) => part.trim()).filter((part) => part !== "");
+  return { first: parts[0] ?? message, more: Math.max(0, parts.length - 1) };
+}
+function diagnosticLines(file, diagnostics) {
+  const shown2 = diagnostics.slice(0, MAX_CONFIG_DIAGNOSTICS).map((d) => `${file}:${d.line},${d.column}: ${d.message}`);
+  const rest = diagnostics.length - shown2.length;
+  return rest > 0 ? [...shown2, `and ${rest} more problem${rest === 1 ? "" : "s"} in ${file}`] : shown2;
+}
+var MAX_CONFIG_DIAGNOSTICS, NATIVE_BLOCKS, OPA_BLOCKS, IMPORT_KINDS;
+var init_set_config_schema = __esm({
+  "src/set-config-schema.ts"() {
+    "use strict";
+    init_model();
+    init_hcl_outline();
+    init_suggest();
+    MAX_CONFIG_DIAGNOSTICS = 20;
+    NATIVE_BLOCKS = {
+      policy: { labels: 1, attributes: ["source", "enforcement_level", "params"] },
+      'import "module"': { labels: 1, attributes: ["source"] },
+      'import "static"': { labels: 1, attributes: ["source", "format"] },
+      'import "plugin"': { labels: 1, attributes: ["source", "args", "env", "config"] },
+      module: { labels: 1, attributes: ["source"] },
+      param: { labels: 1, attributes: ["value"] },
+      sentinel: { labels: 0, attributes: ["features"] }
+    };
+    OPA_BLOCKS = { policy: { labels: 1, attributes: ["query", "enforcement_level"] } };
+    IMPORT_KINDS = ["module", "static", "plugin"];
   }
 });
 
@@ -58689,14 +56920,20 @@ async function check(entries, kind, nativeKind) {
   const files = new Map(entries.filter((entry) => entry.type === "file").map((entry) => [entry.path, entry.data]));
   const name = names.find((candidate) => files.has(candidate));
   if (name === void 0) throw new Error(`no ${names.join(" or ")} at the root of the policy set version's archive`);
-  const config = await readConfig(name, files.get(name)?.toString("utf8") ?? "");
+  const text2 = files.get(name)?.toString("utf8") ?? "";
+  const config = await readConfig(name, text2);
+  const read = (source) => files.get(posix2.normalize(source).replace(/^\.\//, ""))?.toString("utf8") ?? null;
+  const diagnostics = checkSetConfigSchema(text2, kind === "opa" ? "opa" : "native", configFacts(config, read));
+  if (diagnostics.length > 0) throw new Error(diagnosticLines(name, diagnostics).join("; "));
   const policies = blocks(config.policy);
   for (const [policy, body] of policies) {
     if (kind === "opa") checkOpaPolicy(name, policy, body);
     else checkSource(name, `policy "${policy}"`, body, files);
-    checkLevel(name, policy, body, kind === "opa" ? "opa" : "native");
   }
-  if (kind !== "opa") for (const [module, body] of blocks(config.import?.module)) checkSource(name, `import "module" "${module}"`, body, files);
+  if (kind !== "opa") {
+    for (const [module, body] of blocks(config.import?.module)) checkSource(name, `import "module" "${module}"`, body, files);
+    for (const [module, body] of blocks(config.module)) checkSource(name, `module "${module}"`, body, files);
+  }
   return policies.length;
 }
 async function readConfig(file, text2) {
@@ -58704,7 +56941,8 @@ async function readConfig(file, text2) {
     return await parseHcl(file, text2);
   } catch (error) {
     if (!(error instanceof HclSyntaxError)) throw error;
-    throw new Error(`${file} is not valid HCL: ${error.message}`);
+    const { first: first2, more } = syntaxDiagnostic(file, error.message);
+    throw new Error(`${file} is not valid HCL: ${first2}${more > 0 ? ` (${more} more diagnostic${more === 1 ? "" : "s"} follow from it)` : ""}`);
   }
 }
 function blocks(value2) {
@@ -58715,26 +56953,18 @@ function checkSource(file, block, body, files) {
   const source = body.source;
   if (typeof source !== "string" || source === "") throw new Error(`${file}: ${block} has no source`);
   if (/^https?:\/\//i.test(source)) return;
-  const path22 = posix2.normalize(source).replace(/^\.\//, "");
-  if (source.startsWith("/") || path22 === ".." || path22.startsWith("../")) throw new Error(`${file}: ${block} source "${source}" is outside the policy set`);
-  if (!files.has(path22)) throw new Error(`${file}: ${block} source "${source}" is not in the policy set version's archive`);
+  const path28 = posix2.normalize(source).replace(/^\.\//, "");
+  if (source.startsWith("/") || path28 === ".." || path28.startsWith("../")) throw new Error(`${file}: ${block} source "${source}" is outside the policy set`);
+  if (!files.has(path28)) throw new Error(`${file}: ${block} source "${source}" is not in the policy set version's archive`);
 }
 function checkOpaPolicy(file, policy, body) {
   if (typeof body.query !== "string" || body.query.trim() === "") throw new Error(`${file}: policy "${policy}" has no query`);
-}
-function checkLevel(file, policy, body, kind) {
-  const level = body.enforcement_level;
-  if (level === void 0) return;
-  const levels2 = LEVELS_BY_KIND[kind];
-  if (typeof level !== "string" || !levels2.includes(level)) {
-    throw new Error(`${file}: policy "${policy}" enforcement_level ${JSON.stringify(level)} is not one of ${levels2.join(", ")}`);
-  }
 }
 var init_ingest = __esm({
   "src/emulator/ingest.ts"() {
     "use strict";
     init_hcl();
-    init_model();
+    init_set_config_schema();
     init_tar();
     init_errors();
   }
@@ -58755,17 +56985,17 @@ function createVersion(ctx) {
   if (limit2 !== null && !isVersioned(set) && [...org?.policySets.values() ?? []].filter(isVersioned).length >= limit2) {
     throw overLimit("Versioned policy set", limit2);
   }
-  const at = new Date(ctx.now()).toISOString();
+  const at3 = new Date(ctx.now()).toISOString();
   const version = {
     id: newId("polsetver"),
     setId: set.id,
     status: "pending",
     outcome: null,
-    ingressingReads: 0,
+    settlesAt: null,
     errorMessage: null,
-    statusTimestamps: { "pending-at": at },
-    createdAt: at,
-    updatedAt: at,
+    statusTimestamps: { "pending-at": at3 },
+    createdAt: at3,
+    updatedAt: at3,
     uploadKey: randomSuffix(32),
     uploadExpires: ctx.now() + UPLOAD_TTL_MS,
     policyCount: 0
@@ -58777,26 +57007,7 @@ function createVersion(ctx) {
 function showVersion(ctx) {
   const version = ctx.store.versions.get(ctx.params.id ?? "");
   if (version === void 0) throw notFound();
-  if (version.status === "ingressing" && version.outcome !== null) {
-    if (version.ingressingReads >= ctx.behaviour.ingressingReads) settle(ctx, version);
-    else version.ingressingReads += 1;
-  }
   return { status: 200, body: { data: versionResource(version, uploadLink(ctx, version)) } };
-}
-function settle(ctx, version) {
-  const outcome = version.outcome;
-  if (outcome === null) return;
-  const at = new Date(ctx.now()).toISOString();
-  version.status = outcome.status;
-  version.errorMessage = outcome.errorMessage;
-  version.policyCount = outcome.policyCount;
-  version.statusTimestamps[`${outcome.status}-at`] = at;
-  version.updatedAt = at;
-  const set = requireSet(ctx.store, version.setId);
-  if (outcome.status !== "ready") return;
-  const current = set.currentVersionId === null ? -1 : set.versionIds.indexOf(set.currentVersionId);
-  if (set.versionIds.indexOf(version.id) > current) set.currentVersionId = version.id;
-  set.updatedAt = at;
 }
 async function uploadArchive(ctx) {
   if (ctx.req.headers.authorization !== void 0) throw badRequest("Only one auth mechanism allowed: the upload link carries its own");
@@ -58809,11 +57020,14 @@ async function uploadArchive(ctx) {
   if (version.uploadKey === null) throw notFound();
   version.uploadKey = null;
   const set = requireSet(ctx.store, version.setId);
-  const at = new Date(ctx.now()).toISOString();
+  const uploadedAt = ctx.now();
+  const at3 = new Date(uploadedAt).toISOString();
   version.status = "ingressing";
-  version.statusTimestamps["ingressing-at"] = at;
-  version.updatedAt = at;
+  version.statusTimestamps["ingressing-at"] = at3;
+  version.updatedAt = at3;
   version.outcome = await ingest(archive, set.kind, ctx.behaviour.nativeKind);
+  version.settlesAt = uploadedAt + ctx.behaviour.ingestionMs;
+  ctx.store.ingesting.add(version.id);
   return { status: 200 };
 }
 var UPLOAD_PREFIX, UPLOAD_TTL_MS, MAX_ARCHIVE_BYTES, policySetVersionRoutes, uploadRoutes;
@@ -58821,7 +57035,7 @@ var init_routes_policy_set_versions = __esm({
   "src/emulator/routes-policy-set-versions.ts"() {
     "use strict";
     init_http();
-    init_ids();
+    init_ids2();
     init_ingest();
     init_policy_set_documents();
     init_policy_set_input();
@@ -58853,8 +57067,8 @@ function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
   if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
   const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
   if (projects !== void 0) changes.allowedProjectIds = projects;
-  const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
+  const excluded2 = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
+  if (excluded2 !== void 0) changes.excludedWorkspaceIds = excluded2;
   return changes;
 }
 var init_pool_input = __esm({
@@ -58910,10 +57124,10 @@ function sortPools(pools, sort) {
   const sorted2 = [...pools].sort((a, b3) => field2(a) < field2(b3) ? -1 : field2(a) > field2(b3) ? 1 : 0);
   return descending ? sorted2.reverse() : sorted2;
 }
-function showReply(ctx, pool, status) {
+function showReply(ctx, pool, status2) {
   const body = { data: poolResource(ctx.store, pool) };
   if (includes(ctx.query, "workspaces")) body.included = includedWorkspaces(ctx.store, [pool]);
-  return { status, body };
+  return { status: status2, body };
 }
 async function createPool(ctx) {
   const org = requireOrg(ctx.store, ctx.params.org);
@@ -58972,7 +57186,7 @@ var init_routes_pools = __esm({
     "use strict";
     init_documents();
     init_http();
-    init_ids();
+    init_ids2();
     init_lookups();
     init_pagination();
     init_pool_input();
@@ -58984,6 +57198,249 @@ var init_routes_pools = __esm({
       { method: "PATCH", pattern: "/agent-pools/:id", handler: updatePool },
       { method: "DELETE", pattern: "/agent-pools/:id", handler: deletePool }
     ];
+  }
+});
+
+// src/emulator/run-documents.ts
+function ref(id, type) {
+  return { id, type };
+}
+function runResource(run) {
+  return {
+    id: run.id,
+    type: "runs",
+    attributes: {
+      status: run.status,
+      "created-at": run.createdAt,
+      "status-timestamps": { [`${run.status.replaceAll("_", "-")}-at`]: run.createdAt },
+      source: "tfe-api",
+      message: "Queued manually using the API",
+      "has-changes": true,
+      "is-destroy": false,
+      "plan-only": false
+    },
+    relationships: {
+      workspace: { data: ref(run.workspaceId, "workspaces") },
+      "task-stages": { data: run.stageIds.map((id) => ref(id, "task-stages")) }
+    },
+    links: { self: `${BASE3}/runs/${run.id}` }
+  };
+}
+function stageStatus(runs, stage) {
+  const statuses = stage.evaluationIds.map((id) => runs.evaluations.get(id)?.status ?? "pending");
+  for (const status2 of ["running", "pending", "unreachable", "errored", "failed"]) if (statuses.includes(status2)) return status2;
+  return "passed";
+}
+function taskStageResource(runs, stage) {
+  return {
+    id: stage.id,
+    type: "task-stages",
+    attributes: {
+      stage: stage.stage,
+      status: stageStatus(runs, stage),
+      "status-timestamps": {},
+      "created-at": stage.createdAt,
+      "updated-at": stage.createdAt,
+      permissions: { "can-override-policy": false, "can-override-tasks": false, "can-override": false },
+      actions: { "is-overridable": false }
+    },
+    relationships: {
+      run: { data: ref(stage.runId, "runs") },
+      "task-results": { data: [] },
+      "policy-evaluations": { data: stage.evaluationIds.map((id) => ref(id, "policy-evaluations")) }
+    },
+    links: { self: `${BASE3}/task-stages/${stage.id}` }
+  };
+}
+function evaluationResource(runs, evaluation, nativeKind) {
+  const outcomes = evaluation.setOutcomeIds.flatMap((id) => runs.setOutcomes.get(id)?.outcomes ?? []);
+  return {
+    id: evaluation.id,
+    type: "policy-evaluations",
+    attributes: {
+      status: evaluation.status,
+      "policy-kind": kindWord(evaluation.kind, nativeKind),
+      "result-count": resultCount(outcomes),
+      "status-timestamps": {},
+      "created-at": evaluation.createdAt,
+      "updated-at": evaluation.createdAt
+    },
+    relationships: {
+      "policy-attachable": { data: ref(evaluation.stageId, "task-stages") },
+      "policy-set-outcomes": { links: { related: `${BASE3}/policy-evaluations/${evaluation.id}/policy-set-outcomes` } }
+    },
+    links: { self: `${BASE3}/policy-evaluations/${evaluation.id}` }
+  };
+}
+function setOutcomeResource(set, outcomes = set.outcomes) {
+  return {
+    id: set.id,
+    type: "policy-set-outcomes",
+    attributes: {
+      outcomes: outcomes.map((outcome) => ({
+        policy_name: outcome.policyName,
+        enforcement_level: outcome.enforcementLevel,
+        status: outcome.status,
+        description: outcome.description ?? "",
+        query: outcome.query ?? "",
+        ...outcome.prints.length === 0 ? {} : { output: outcome.prints.map((print) => ({ print })) }
+      })),
+      error: set.error ?? "",
+      overridable: set.overridable,
+      "policy-set-name": set.setName,
+      "policy-set-description": set.setDescription ?? "",
+      result_count: resultCount(outcomes)
+    },
+    relationships: { "policy-evaluation": { data: ref(set.evaluationId, "policy-evaluations") } },
+    links: { self: `${BASE3}/policy-set-outcomes/${set.id}` }
+  };
+}
+var BASE3;
+var init_run_documents = __esm({
+  "src/emulator/run-documents.ts"() {
+    "use strict";
+    init_records();
+    init_run_records();
+    BASE3 = "/api/v2";
+  }
+});
+
+// src/emulator/routes-runs.ts
+function requireRun(runs, id) {
+  const run = id === void 0 ? void 0 : runs.runs.get(id);
+  if (run === void 0) throw notFound();
+  return run;
+}
+function statusFilter(ctx) {
+  const statuses = (ctx.query.get("filter[status]") ?? "").split(",").map((word) => word.trim()).filter((word) => word !== "");
+  return (run) => statuses.length === 0 || statuses.includes(run.status);
+}
+function runListDocument(ctx, runs, withTotals) {
+  const page = paginate(runs, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const pagination = { ...page.pagination };
+  const links = { ...page.links };
+  if (!withTotals) {
+    delete pagination["total-count"];
+    delete pagination["total-pages"];
+    delete links.last;
+  }
+  return { ...runDocument(ctx, page.items, true), links, meta: { pagination } };
+}
+function runDocument(ctx, runs, list = false) {
+  const data = runs.map(runResource);
+  const document2 = { data: list ? data : data[0] };
+  if (includes(ctx.query, "task_stages") || includes(ctx.query, "task-stages")) {
+    document2.included = runs.flatMap((run) => run.stageIds.flatMap((id) => {
+      const stage = ctx.store.runs.stages.get(id);
+      return stage === void 0 ? [] : [taskStageResource(ctx.store.runs, stage)];
+    }));
+  }
+  return document2;
+}
+function listWorkspaceRuns(ctx) {
+  const known = [...ctx.store.orgs.values()].some((org) => org.workspaces.has(ctx.params.id ?? ""));
+  if (!known) throw notFound();
+  const runs = (ctx.store.runs.byWorkspace.get(ctx.params.id ?? "") ?? []).filter(statusFilter(ctx));
+  return { status: 200, body: runListDocument(ctx, runs, true) };
+}
+function listOrganizationRuns(ctx) {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const names = (ctx.query.get("filter[workspace_names]") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const group = ctx.query.get("filter[status_group]");
+  const inGroup = group === null || group === "" ? () => true : STATUS_GROUPS[group];
+  if (inGroup === void 0) throw badRequest(`filter[status_group] must be ${Object.keys(STATUS_GROUPS).join(", ")}`);
+  const ids = [...org.workspaces].filter(([, name]) => names.length === 0 || names.includes(name)).map(([id]) => id);
+  const runs = ids.flatMap((id) => ctx.store.runs.byWorkspace.get(id) ?? []).filter((run) => run.org === org.name && inGroup(run.status)).filter(statusFilter(ctx)).sort((a, b3) => Date.parse(b3.createdAt) - Date.parse(a.createdAt));
+  return { status: 200, body: runListDocument(ctx, runs, false) };
+}
+function listTaskStages(ctx) {
+  const run = requireRun(ctx.store.runs, ctx.params.id);
+  const stages = run.stageIds.flatMap((id) => ctx.store.runs.stages.get(id) ?? []);
+  const page = paginate(stages, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map((stage) => taskStageResource(ctx.store.runs, stage));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+function showTaskStage(ctx) {
+  const runs = ctx.store.runs;
+  const stage = runs.stages.get(ctx.params.id ?? "");
+  if (stage === void 0) throw notFound();
+  const body = { data: taskStageResource(runs, stage) };
+  if (includes(ctx.query, "policy_evaluations")) {
+    body.included = stage.evaluationIds.flatMap((id) => {
+      const evaluation = runs.evaluations.get(id);
+      return evaluation === void 0 ? [] : [evaluationResource(runs, evaluation, ctx.behaviour.nativeKind)];
+    });
+  }
+  return { status: 200, body };
+}
+function listEvaluations(ctx) {
+  const runs = ctx.store.runs;
+  const stage = runs.stages.get(ctx.params.id ?? "");
+  if (stage === void 0) throw notFound();
+  const evaluations = stage.evaluationIds.flatMap((id) => runs.evaluations.get(id) ?? []);
+  const page = paginate(evaluations, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map((evaluation) => evaluationResource(runs, evaluation, ctx.behaviour.nativeKind));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+function outcomeFilter(query) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const [key, value2] of query) {
+    const found = /^filter\[([^\]]+)\]\[(status|enforcement_level)\]$/.exec(key);
+    if (found === null) continue;
+    const group = groups.get(found[1] ?? "") ?? {};
+    if (found[2] === "status") group.status = value2;
+    else group.level = value2;
+    groups.set(found[1] ?? "", group);
+  }
+  if (groups.size === 0) return null;
+  const levelMatches = (asked, level) => asked === level || asked === "mandatory" && level !== "advisory";
+  return (outcome) => [...groups.values()].some((group) => (group.status === void 0 || group.status === outcome.status) && (group.level === void 0 || levelMatches(group.level, outcome.enforcementLevel)));
+}
+function listSetOutcomes(ctx) {
+  const runs = ctx.store.runs;
+  const evaluation = runs.evaluations.get(ctx.params.id ?? "");
+  if (evaluation === void 0) throw notFound();
+  const matches = outcomeFilter(ctx.query);
+  const shown2 = evaluation.setOutcomeIds.flatMap((id) => {
+    const set = runs.setOutcomes.get(id);
+    if (set === void 0) return [];
+    if (matches === null) return [{ set, outcomes: set.outcomes }];
+    const outcomes = set.outcomes.filter(matches);
+    return outcomes.length === 0 ? [] : [{ set, outcomes }];
+  });
+  const page = paginate(shown2, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map(({ set, outcomes }) => setOutcomeResource(set, outcomes));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+function showSetOutcome(ctx) {
+  const set = ctx.store.runs.setOutcomes.get(ctx.params.id ?? "");
+  if (set === void 0) throw notFound();
+  return { status: 200, body: { data: setOutcomeResource(set) } };
+}
+var runRoutes, STATUS_GROUPS;
+var init_routes_runs = __esm({
+  "src/emulator/routes-runs.ts"() {
+    "use strict";
+    init_model();
+    init_http();
+    init_lookups();
+    init_pagination();
+    init_run_documents();
+    runRoutes = [
+      { method: "GET", pattern: "/workspaces/:id/runs", handler: listWorkspaceRuns },
+      { method: "GET", pattern: "/organizations/:org/runs", handler: listOrganizationRuns },
+      { method: "GET", pattern: "/runs/:id", handler: (ctx) => ({ status: 200, body: runDocument(ctx, [requireRun(ctx.store.runs, ctx.params.id)]) }) },
+      { method: "GET", pattern: "/runs/:id/task-stages", handler: listTaskStages },
+      { method: "GET", pattern: "/task-stages/:id", handler: showTaskStage },
+      { method: "GET", pattern: "/task-stages/:id/policy-evaluations", handler: listEvaluations },
+      { method: "GET", pattern: "/policy-evaluations/:id/policy-set-outcomes", handler: listSetOutcomes },
+      { method: "GET", pattern: "/policy-set-outcomes/:id", handler: showSetOutcome }
+    ];
+    STATUS_GROUPS = {
+      final: (status2) => FINAL_RUN_STATUSES.has(status2),
+      non_final: (status2) => !FINAL_RUN_STATUSES.has(status2),
+      discardable: (status2) => ["planned", "cost_estimated", "policy_checked", "policy_override", "post_plan_completed", "planned_and_saved"].includes(status2)
+    };
   }
 });
 
@@ -59023,7 +57480,7 @@ function defaultBehaviour() {
     nativeKind: "native",
     listOmitsPolicySets: false,
     showOmitsPolicySets: false,
-    ingressingReads: 1
+    ingestionMs: 500
   };
 }
 var init_types2 = __esm({
@@ -59039,6 +57496,7 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const now = options.now ?? (() => Date.now());
   const store = createStore(seed, now);
+  addSeededRuns(store, seed, now);
   const behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...seed.nativeKind ? { nativeKind: seed.nativeKind } : {} };
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
@@ -59056,6 +57514,7 @@ async function startEmulator(options = {}) {
       ...organizationRoutes,
       ...poolRoutes,
       ...agentRoutes,
+      ...runRoutes,
       PING
     ]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
@@ -59071,7 +57530,7 @@ async function startEmulator(options = {}) {
   const server = createServer((req, res) => {
     const raw = req.url ?? "/";
     const url = new URL(raw, "http://emulator");
-    const at = (prefix) => ({
+    const at3 = (prefix) => ({
       req,
       method: req.method ?? "GET",
       path: url.pathname.slice(prefix.length) || "/",
@@ -59088,13 +57547,13 @@ async function startEmulator(options = {}) {
       res.destroy();
     });
     if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
-      guard(handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res));
+      guard(handleApi(pipeline, at3(API_PREFIX), raw.slice(API_PREFIX.length), res));
     } else if (url.pathname.startsWith(BLOB_PREFIX)) {
-      guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
+      guard(handleBlob(pipeline, at3(BLOB_PREFIX.slice(0, -1)), raw, res));
     } else if (url.pathname.startsWith(UPLOAD_PREFIX)) {
-      guard(handleUpload(pipeline, at(UPLOAD_PREFIX.slice(0, -1)), url.pathname, res));
+      guard(handleUpload(pipeline, at3(UPLOAD_PREFIX.slice(0, -1)), url.pathname, res));
     } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
-      guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
+      guard(handleControl(pipeline, at3(CONTROL_PREFIX.slice(0, -1)), res));
     } else {
       answer(res, errorReply(404, [{ status: "404", title: "not found" }]), {}, JSON_API, () => void 0);
     }
@@ -59124,7 +57583,7 @@ var init_server = __esm({
     init_control();
     init_faults();
     init_http();
-    init_ids();
+    init_ids2();
     init_pipeline();
     init_rate_limit();
     init_request_log();
@@ -59138,6 +57597,8 @@ var init_server = __esm({
     init_routes_policy_set_versions();
     init_routes_policy_sets();
     init_routes_pools();
+    init_routes_runs();
+    init_run_builder();
     init_seed_default();
     init_store();
     init_types2();
@@ -59318,7 +57779,17 @@ function gitProxyEnv(remoteUrl, settings2, configIndex) {
 function outgoingDispatcher(settings2, agent = {}) {
   const { tunnelTimeoutMs, ...options } = agent;
   if (settings2.http === null && settings2.https === null) return new import_undici2.Agent(options);
-  return new ProxyRouter(settings2, options, tunnelTimeoutMs ?? options.headersTimeout ?? 3e4);
+  return new ProxyRouter(settings2, options, tunnelTimeoutMs ?? TUNNEL_DEADLINE_MS);
+}
+function tunnelClient(origin, options, deadlineMs) {
+  const pool = new import_undici2.Pool(origin, { ...options, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+  const connect = pool.connect.bind(pool);
+  const bounded = (connectOptions) => connect(connectOptions).catch((error) => {
+    const code = error?.code;
+    if (code !== "UND_ERR_HEADERS_TIMEOUT" && code !== "UND_ERR_BODY_TIMEOUT") throw error;
+    throw Object.assign(new Error(`the proxy established no tunnel within ${deadlineMs} ms`, { cause: error }), { code: TUNNEL_TIMEOUT_CODE });
+  });
+  return Object.assign(pool, { connect: bounded });
 }
 function shownProxy(proxy) {
   return createRedactor(secretsInUrl(proxy))(proxy);
@@ -59342,14 +57813,14 @@ function proxyRefusal(error) {
     const code = current.code;
     if (code === "ECONNREFUSED") return "refused the connection (ECONNREFUSED)";
     if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `cannot be found (${code})`;
-    const status = /Proxy response \((\d{3})\) !== 200|Proxy Authentication Required \((407)\)/.exec(current.message);
-    const answered = Number(status?.[1] ?? status?.[2]);
+    const status2 = /Proxy response \((\d{3})\) !== 200|Proxy Authentication Required \((407)\)/.exec(current.message);
+    const answered = Number(status2?.[1] ?? status2?.[2]);
     if (answered === 407) return "answered 407: it wants credentials it was not given, or refused those given";
     if (answered >= 400 && answered < 500) return `answered ${answered} to the tunnel it was asked for`;
   }
   return null;
 }
-var import_undici2, NO_PROXY, LOOPBACK, ProxyRouter;
+var import_undici2, NO_PROXY, LOOPBACK, TUNNEL_DEADLINE_MS, TUNNEL_TIMEOUT_CODE, ProxyRouter;
 var init_proxy = __esm({
   "src/http/proxy.ts"() {
     "use strict";
@@ -59358,6 +57829,8 @@ var init_proxy = __esm({
     init_redact();
     NO_PROXY = { http: null, https: null, noProxy: "" };
     LOOPBACK = ["localhost", "127.0.0.0/8", "::1"];
+    TUNNEL_DEADLINE_MS = 1e4;
+    TUNNEL_TIMEOUT_CODE = "proxy-tunnel-timeout";
     ProxyRouter = class extends import_undici2.Dispatcher {
       constructor(settings2, options, tunnelTimeoutMs) {
         super();
@@ -59371,7 +57844,7 @@ var init_proxy = __esm({
             // proxies take CONNECT to port 443 only); https:// URLs are tunnelled with CONNECT either way.
             proxyTunnel: false,
             // The client that sends CONNECT: its answer must come within the deadline.
-            clientFactory: (origin, clientOptions) => new import_undici2.Pool(origin, { ...clientOptions, headersTimeout: tunnelTimeoutMs, bodyTimeout: tunnelTimeoutMs })
+            clientFactory: (origin, clientOptions) => tunnelClient(origin, clientOptions, tunnelTimeoutMs)
           }));
         }
       }
@@ -59435,12 +57908,12 @@ function updateAgentPoolBody(input) {
   const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
   return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
-function poolDocument(attributes, allowed, projects, excluded) {
+function poolDocument(attributes, allowed, projects, excluded2) {
   const relationships = {};
   const refs2 = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
   if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs2(allowed, "workspaces");
   if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs2(projects, "projects");
-  if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs2(excluded, "workspaces");
+  if (excluded2 !== void 0 && excluded2 !== null) relationships["excluded-workspaces"] = refs2(excluded2, "workspaces");
   if (Object.keys(relationships).length === 0) return { data: { type: "agent-pools", attributes } };
   return { data: { type: "agent-pools", attributes, relationships } };
 }
@@ -59489,10 +57962,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path22, value2) {
+function requiredStr(resource, path28, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path22}`);
+  throw new TypeError(`${id} has no ${path28}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -59543,11 +58016,11 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response) {
-  const { method, path: path22 } = response.request;
+  const { method, path: path28 } = response.request;
   const document2 = parseJson(response.text);
   const detail = errorDetail(document2) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path22} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  const message = `${method} ${path28} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
   return new ApiError(message, response.status, detail, response.request, { pointers: errorPointers(document2) });
 }
 function successBody(response) {
@@ -59559,9 +58032,9 @@ function readWith(response, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path22 } = response.request;
+    const { method, path: path28 } = response.request;
     const reason = errorMessage(error);
-    const message = `${method} ${path22} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path28} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -59600,9 +58073,9 @@ async function readCapped(body, limit2, contentLength) {
   for await (const chunk of capped(body, limit2, contentLength)) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function tooLargeError(error, status, request5) {
+function tooLargeError(error, status2, request5) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request5.method} ${request5.path} failed: ${reason}`, status, reason, request5, { cause: error });
+  return new ApiError(`${request5.method} ${request5.path} failed: ${reason}`, status2, reason, request5, { cause: error });
 }
 var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES;
 var init_body_cap = __esm({
@@ -59618,9 +58091,9 @@ var init_body_cap = __esm({
 // src/api/download-redirect.ts
 function downgradeError(response, from, to) {
   if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path22 } = response.request;
+  const { method, path: path28 } = response.request;
   const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path22} failed: ${reason}`, response.status, reason, response.request);
+  return new ApiError(`${method} ${path28} failed: ${reason}`, response.status, reason, response.request);
 }
 var init_download_redirect = __esm({
   "src/api/download-redirect.ts"() {
@@ -59683,47 +58156,6 @@ var init_download = __esm({
     init_body_cap();
     init_download_redirect();
     MAX_REDIRECTS = 5;
-  }
-});
-
-// src/api/ids.ts
-function isId(kind, value2) {
-  return typeof value2 === "string" && PATTERNS[kind].test(value2);
-}
-function idShape(kind) {
-  return `${kind} id (${PREFIX[kind]}- followed by at most ${MAX_ID_SUFFIX} letters, digits, - or _)`;
-}
-function checkedId(kind, value2) {
-  if (isId(kind, value2)) return value2;
-  throw new TypeError(`${shownId(value2)} is not a ${idShape(kind)}`);
-}
-function idSegment(kind, value2) {
-  return encodeURIComponent(checkedId(kind, value2));
-}
-function shownId(value2) {
-  if (typeof value2 !== "string") return value2 === void 0 ? "no id" : `${typeof value2} ${JSON.stringify(value2)?.slice(0, SHOWN2) ?? ""}`;
-  if (value2.length <= SHOWN2) return JSON.stringify(value2);
-  return `${JSON.stringify(value2.slice(0, SHOWN2)).slice(0, -1)}\u2026" (${value2.length} characters)`;
-}
-var PREFIX, MAX_ID_SUFFIX, SHOWN2, PATTERNS;
-var init_ids2 = __esm({
-  "src/api/ids.ts"() {
-    "use strict";
-    PREFIX = {
-      policy: "pol",
-      "policy-set": "polset",
-      "policy-set-version": "polsetver",
-      parameter: "var",
-      workspace: "ws",
-      project: "prj",
-      "agent-pool": "apool",
-      agent: "agent"
-    };
-    MAX_ID_SUFFIX = 64;
-    SHOWN2 = 40;
-    PATTERNS = Object.fromEntries(
-      Object.entries(PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}$`)])
-    );
   }
 });
 
@@ -59886,8 +58318,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k3, v2]) => `${encodeURIComponent(k3)}=${encodeURIComponent(v2)}`).join("&")}`;
 }
-async function listAll(transport, signal, path22, params, parse4) {
-  const pageUrl2 = (n) => transport.url(`${path22}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, signal, path28, params, parse5, enough = () => false) {
+  const pageUrl2 = (n) => transport.url(`${path28}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids = /* @__PURE__ */ new Set();
@@ -59905,11 +58337,11 @@ async function listAll(transport, signal, path22, params, parse4) {
         ids.add(id);
         return true;
       });
-      return { page: { items: fresh2.map((resource) => parse4(resource, document2)), document: document2 }, size: resources.length, fresh: fresh2.length };
+      return { page: { items: fresh2.map((resource) => parse5(resource, document2)), document: document2 }, size: resources.length, fresh: fresh2.length };
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl2);
-    if (next === null) break;
+    if (next === null || enough(page)) break;
     const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, "meta"), "pagination"), next });
     if (problem !== null) {
       const { method } = response.request;
@@ -59919,7 +58351,7 @@ async function listAll(transport, signal, path22, params, parse4) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path22, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path28, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -59992,6 +58424,7 @@ function settings(input) {
   if (input.agentEnabled !== void 0) attributes["agent-enabled"] = input.agentEnabled;
   if (input.policyToolVersion !== void 0) attributes["policy-tool-version"] = input.policyToolVersion;
   if (input.policiesPath !== void 0) attributes["policies-path"] = input.policiesPath;
+  if (input.policyUpdatePatterns !== void 0) attributes["policy-update-patterns"] = [...input.policyUpdatePatterns];
   return attributes;
 }
 function createPolicySetBody(input, nativeKind) {
@@ -60004,7 +58437,8 @@ function createPolicySetBody(input, nativeKind) {
       ...input.overridable === void 0 || input.overridable === null ? {} : { overridable: input.overridable },
       ...input.agentEnabled === void 0 || input.agentEnabled === null ? {} : { agentEnabled: input.agentEnabled },
       ...input.policyToolVersion === void 0 || input.policyToolVersion === null ? {} : { policyToolVersion: input.policyToolVersion },
-      ...input.policiesPath === void 0 || input.policiesPath === null ? {} : { policiesPath: input.policiesPath }
+      ...input.policiesPath === void 0 || input.policiesPath === null ? {} : { policiesPath: input.policiesPath },
+      ...input.policyUpdatePatterns === void 0 ? {} : { policyUpdatePatterns: input.policyUpdatePatterns }
     })
   };
   const relationships = {};
@@ -60098,6 +58532,7 @@ function parsePolicySet(resource, document2) {
     agentEnabled: flag(field(attributes, "agent-enabled"), false),
     policyToolVersion: str(field(attributes, "policy-tool-version")),
     policiesPath: str(field(attributes, "policies-path")),
+    policyUpdatePatterns: strings(field(attributes, "policy-update-patterns")),
     versioned: flag(field(attributes, "versioned"), false),
     vcsBacked: isObject3(vcsRepo),
     policyCount: int(field(attributes, "policy-count"), policyIds.length),
@@ -60116,6 +58551,9 @@ function parsePolicySet(resource, document2) {
     currentVersion: included2(currentVersionId),
     newestVersion: included2(newestVersionId2)
   };
+}
+function strings(value2) {
+  return Array.isArray(value2) ? value2.filter((item) => typeof item === "string") : [];
 }
 function parsePolicySetVersion(resource) {
   const attributes = field(resource, "attributes");
@@ -60185,28 +58623,49 @@ var init_policy_set_resources = __esm({
   "src/api/policy-set-resources.ts"() {
     "use strict";
     init_model();
-    init_ids2();
+    init_ids();
     init_json_api();
+  }
+});
+
+// src/api/exchanges.ts
+async function sendOne(transport, signal, method, path28, json, read) {
+  const response = await transport.send({ method, url: transport.url(path28), json }, signal);
+  return readWith(response, read);
+}
+async function deleteDone(transport, signal, logger, path28, json) {
+  const response = await transport.send({ method: "DELETE", url: transport.url(path28), ...json === void 0 ? {} : { json } }, signal);
+  if (response.status === 404) {
+    logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
+    return;
+  }
+  successBody(response);
+}
+var init_exchanges = __esm({
+  "src/api/exchanges.ts"() {
+    "use strict";
+    init_responses();
   }
 });
 
 // src/api/policy-sets.ts
 function idPath(...parts) {
-  return parts.map((part) => typeof part === "string" ? part : `/${encodeURIComponent(checkedId(part[0], part[1]))}`).join("");
+  return parts.map((part) => typeof part === "string" ? part : `/${idSegment(part[0], part[1])}`).join("");
 }
 function orgPath(organization, rest) {
   return `/organizations/${encodeURIComponent(organization)}${rest}`;
 }
 var PolicySetEndpoints;
-var init_policy_sets = __esm({
+var init_policy_sets2 = __esm({
   "src/api/policy-sets.ts"() {
     "use strict";
     init_model();
-    init_ids2();
+    init_ids();
     init_json_api();
     init_paginate();
     init_policy_set_bodies();
     init_policy_set_resources();
+    init_exchanges();
     init_responses();
     PolicySetEndpoints = class {
       constructor(transport, signal, kind, logger) {
@@ -60295,16 +58754,16 @@ var init_policy_sets = __esm({
       }
       /** A lost answer is looked up by the key: a set holds one parameter of a key. */
       async createPolicySetParameter(setId, input) {
-        const path22 = idPath("/policy-sets", ["policy-set", setId], "/parameters");
+        const path28 = idPath("/policy-sets", ["policy-set", setId], "/parameters");
         return this.transport.create({
-          request: { method: "POST", url: this.transport.url(path22), json: createParameterBody(input) },
+          request: { method: "POST", url: this.transport.url(path28), json: createParameterBody(input) },
           read: (response) => readWith(response, (body) => parsePolicySetParameter(primary(body))),
           find: async () => (await this.listPolicySetParameters(setId)).find((parameter) => parameter.key === input.key) ?? null
         }, this.signal);
       }
       async updatePolicySetParameter(setId, parameterId, input) {
-        const path22 = idPath("/policy-sets", ["policy-set", setId], "/parameters", ["parameter", parameterId]);
-        return this.one("PATCH", path22, updateParameterBody(parameterId, input), (body) => parsePolicySetParameter(primary(body)));
+        const path28 = idPath("/policy-sets", ["policy-set", setId], "/parameters", ["parameter", parameterId]);
+        return this.one("PATCH", path28, updateParameterBody(parameterId, input), (body) => parsePolicySetParameter(primary(body)));
       }
       async deletePolicySetParameter(setId, parameterId) {
         return this.remove(idPath("/policy-sets", ["policy-set", setId], "/parameters", ["parameter", parameterId]));
@@ -60324,18 +58783,11 @@ var init_policy_sets = __esm({
       async getEntitlements(organization) {
         return this.one("GET", orgPath(organization, "/entitlement-set"), void 0, (body) => parseEntitlements(primary(body)));
       }
-      /** A DELETE answered 404 is done (a retry after a lost answer, or gone already). */
-      async remove(path22, json) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path22), ...json === void 0 ? {} : { json } }, this.signal);
-        if (response.status === 404) {
-          this.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
-          return;
-        }
-        successBody(response);
+      remove(path28, json) {
+        return deleteDone(this.transport, this.signal, this.logger, path28, json);
       }
-      async one(method, path22, json, read) {
-        const response = await this.transport.send({ method, url: this.transport.url(path22), json }, this.signal);
-        return readWith(response, read);
+      one(method, path28, json, read) {
+        return sendOne(this.transport, this.signal, method, path28, json, read);
       }
     };
   }
@@ -60379,8 +58831,8 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  const path22 = field(enforce[0], "path");
-  const matches = path22 === enforcePath(name, kind, "native") || path22 === enforcePath(name, kind, "sentinel");
+  const path28 = field(enforce[0], "path");
+  const matches = path28 === enforcePath(name, kind, "native") || path28 === enforcePath(name, kind, "sentinel");
   return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
@@ -60399,11 +58851,11 @@ function parseAgentPool(resource) {
 }
 function parseAgent(resource) {
   const attributes = field(resource, "attributes");
-  const status = str(field(attributes, "status")) ?? "";
+  const status2 = str(field(attributes, "status")) ?? "";
   return {
     id: checkedId("agent", requiredStr(resource, "id", field(resource, "id"))),
     name: str(field(attributes, "name")),
-    status,
+    status: status2,
     ipAddress: str(field(attributes, "ip-address")),
     lastPingAt: str(field(attributes, "last-ping-at")),
     createdAt: str(field(attributes, "created-at"))
@@ -60415,7 +58867,166 @@ var init_resources = __esm({
     init_model();
     init_bodies();
     init_json_api();
-    init_ids2();
+    init_ids();
+  }
+});
+
+// src/api/run-resources.ts
+function relationshipIds2(resource, name, kind) {
+  const data = field(field(field(resource, "relationships"), name), "data");
+  if (!Array.isArray(data)) return null;
+  return data.map((item) => checkedId(kind, field(item, "id")));
+}
+function nonEmpty3(value2) {
+  const text2 = str(value2);
+  return text2 === null || text2.trim() === "" ? null : text2;
+}
+function parseRun(resource, document2) {
+  const attributes = field(resource, "attributes");
+  const workspace = field(field(field(resource, "relationships"), "workspace"), "data");
+  const stageIds = relationshipIds2(resource, "task-stages", "task-stage");
+  const included2 = includedStages(document2);
+  const stages = stageIds?.map((id) => included2.get(id)) ?? [];
+  return {
+    id: checkedId("run", field(resource, "id")),
+    status: str(field(attributes, "status")) ?? "",
+    createdAt: str(field(attributes, "created-at")) ?? "",
+    workspaceId: isObject3(workspace) ? checkedId("workspace", field(workspace, "id")) : null,
+    taskStages: stageIds !== null && stages.every((stage) => stage !== void 0) ? stages : null
+  };
+}
+function includedStages(document2) {
+  if (!isObject3(document2)) return /* @__PURE__ */ new Map();
+  const read = STAGES_READ.get(document2);
+  if (read !== void 0) return read;
+  const included2 = field(document2, "included");
+  const stages = /* @__PURE__ */ new Map();
+  STAGES_READ.set(document2, stages);
+  if (!Array.isArray(included2)) return stages;
+  for (const item of included2) {
+    if (field(item, "type") !== "task-stages") continue;
+    const stage = parseTaskStage(item);
+    stages.set(stage.id, stage);
+  }
+  return stages;
+}
+function parseTaskStage(resource) {
+  const attributes = field(resource, "attributes");
+  return {
+    id: checkedId("task-stage", field(resource, "id")),
+    stage: str(field(attributes, "stage")) ?? "",
+    status: str(field(attributes, "status")) ?? "",
+    policyEvaluationIds: relationshipIds2(resource, "policy-evaluations", "policy-evaluation")
+  };
+}
+function parsePolicyEvaluation(resource) {
+  const attributes = field(resource, "attributes");
+  const counts = field(attributes, "result-count") ?? field(attributes, "result_count");
+  return {
+    id: checkedId("policy-evaluation", field(resource, "id")),
+    status: str(field(attributes, "status")) ?? "",
+    policyKind: str(field(attributes, "policy-kind")) ?? "",
+    resultCount: readCounts(counts)
+  };
+}
+function readCounts(counts) {
+  const count2 = (key) => int(field(counts, key) ?? field(counts, key.replace("-", "_")), 0);
+  return { advisoryFailed: count2("advisory-failed"), mandatoryFailed: count2("mandatory-failed"), passed: count2("passed"), errored: count2("errored") };
+}
+function parsePolicySetOutcome(resource) {
+  const attributes = field(resource, "attributes");
+  const outcomes = field(attributes, "outcomes");
+  const overridable = field(attributes, "overridable");
+  return {
+    id: checkedId("policy-set-outcome", field(resource, "id")),
+    policySetName: str(field(attributes, "policy-set-name")) ?? "",
+    error: nonEmpty3(field(attributes, "error")),
+    overridable: typeof overridable === "boolean" ? overridable : null,
+    outcomes: Array.isArray(outcomes) ? outcomes.flatMap(parseOutcome) : []
+  };
+}
+function parseOutcome(entry) {
+  const policyName = str(field(entry, "policy_name"));
+  if (policyName === null || policyName === "") return [];
+  const output = field(entry, "output");
+  return [{
+    policyName,
+    enforcementLevel: str(field(entry, "enforcement_level")) ?? "",
+    status: str(field(entry, "status")) ?? "",
+    description: nonEmpty3(field(entry, "description")),
+    prints: Array.isArray(output) ? output.flatMap((line) => str(field(line, "print")) ?? []) : []
+  }];
+}
+var STAGES_READ;
+var init_run_resources = __esm({
+  "src/api/run-resources.ts"() {
+    "use strict";
+    init_ids();
+    init_json_api();
+    STAGES_READ = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// src/api/runs.ts
+var RunEndpoints;
+var init_runs = __esm({
+  "src/api/runs.ts"() {
+    "use strict";
+    init_ids();
+    init_json_api();
+    init_paginate();
+    init_responses();
+    init_run_resources();
+    RunEndpoints = class {
+      constructor(transport, signal) {
+        this.transport = transport;
+        this.signal = signal;
+      }
+      transport;
+      signal;
+      via(options) {
+        return options?.budget === void 0 ? this.transport : options.budget.view(this.transport);
+      }
+      async listWorkspaceRuns(workspaceId, options = {}) {
+        return this.runsSince(`/workspaces/${idSegment("workspace", workspaceId)}/runs`, [], options);
+      }
+      async listOrganizationRuns(organization, options = {}) {
+        const names = options.workspaceNames ?? [];
+        const params = names.length === 0 ? [] : [["filter[workspace_names]", names.join(",")]];
+        return this.runsSince(`/organizations/${encodeURIComponent(organization)}/runs`, params, options);
+      }
+      /** Newest first: the page that reaches a run older than `since` is the last one read, and such runs are left out. */
+      async runsSince(path28, params, options) {
+        const all = [...params, ...options.includeTaskStages === true ? [["include", "task_stages"]] : []];
+        const since = options.since;
+        const older = (run) => since !== void 0 && Date.parse(run.createdAt) < since;
+        const pages = await listAll(this.via(options), this.signal, path28, all, parseRun, (page) => page.items.some(older));
+        return pages.flatMap((page) => page.items).filter((run) => !older(run));
+      }
+      async listTaskStages(runId, options) {
+        const pages = await listAll(this.via(options), this.signal, `/runs/${idSegment("run", runId)}/task-stages`, [], parseTaskStage);
+        return pages.flatMap((page) => page.items);
+      }
+      async listPolicyEvaluations(taskStageId, options) {
+        const path28 = `/task-stages/${idSegment("task-stage", taskStageId)}/policy-evaluations`;
+        const pages = await listAll(this.via(options), this.signal, path28, [], parsePolicyEvaluation);
+        return pages.flatMap((page) => page.items);
+      }
+      async listPolicySetOutcomes(evaluationId, options = {}) {
+        const params = (options.filters ?? []).flatMap((filter, n) => [
+          ...filter.status === void 0 ? [] : [[`filter[${n}][status]`, filter.status]],
+          ...filter.enforcementLevel === void 0 ? [] : [[`filter[${n}][enforcement_level]`, filter.enforcementLevel]]
+        ]);
+        const path28 = `/policy-evaluations/${idSegment("policy-evaluation", evaluationId)}/policy-set-outcomes`;
+        const pages = await listAll(this.via(options), this.signal, path28, params, parsePolicySetOutcome);
+        return pages.flatMap((page) => page.items);
+      }
+      async getPolicySetOutcome(id, options) {
+        const transport = this.via(options);
+        const response = await transport.send({ method: "GET", url: transport.url(`/policy-set-outcomes/${idSegment("policy-set-outcome", id)}`) }, this.signal);
+        return readWith(response, (body) => parsePolicySetOutcome(primary(body)));
+      }
+    };
   }
 });
 
@@ -60431,16 +59042,16 @@ var require_eventemitter3 = __commonJS({
       Events.prototype = /* @__PURE__ */ Object.create(null);
       if (!new Events().__proto__) prefix = false;
     }
-    function EE(fn, context, once) {
+    function EE(fn, context, once2) {
       this.fn = fn;
       this.context = context;
-      this.once = once || false;
+      this.once = once2 || false;
     }
-    function addListener(emitter, event, fn, context, once) {
+    function addListener(emitter, event, fn, context, once2) {
       if (typeof fn !== "function") {
         throw new TypeError("The listener must be a function");
       }
-      var listener = new EE(fn, context || emitter, once), evt = prefix ? prefix + event : event;
+      var listener = new EE(fn, context || emitter, once2), evt = prefix ? prefix + event : event;
       if (!emitter._events[evt]) emitter._events[evt] = listener, emitter._eventsCount++;
       else if (!emitter._events[evt].fn) emitter._events[evt].push(listener);
       else emitter._events[evt] = [emitter._events[evt], listener];
@@ -60534,10 +59145,10 @@ var require_eventemitter3 = __commonJS({
     EventEmitter4.prototype.on = function on(event, fn, context) {
       return addListener(this, event, fn, context, false);
     };
-    EventEmitter4.prototype.once = function once(event, fn, context) {
+    EventEmitter4.prototype.once = function once2(event, fn, context) {
       return addListener(this, event, fn, context, true);
     };
-    EventEmitter4.prototype.removeListener = function removeListener(event, fn, context, once) {
+    EventEmitter4.prototype.removeListener = function removeListener(event, fn, context, once2) {
       var evt = prefix ? prefix + event : event;
       if (!this._events[evt]) return this;
       if (!fn) {
@@ -60546,12 +59157,12 @@ var require_eventemitter3 = __commonJS({
       }
       var listeners = this._events[evt];
       if (listeners.fn) {
-        if (listeners.fn === fn && (!once || listeners.once) && (!context || listeners.context === context)) {
+        if (listeners.fn === fn && (!once2 || listeners.once) && (!context || listeners.context === context)) {
           clearEvent(this, evt);
         }
       } else {
         for (var i2 = 0, events = [], length = listeners.length; i2 < length; i2++) {
-          if (listeners[i2].fn !== fn || once && !listeners[i2].once || context && listeners[i2].context !== context) {
+          if (listeners[i2].fn !== fn || once2 && !listeners[i2].once || context && listeners[i2].context !== context) {
             events.push(listeners[i2]);
           }
         }
@@ -61518,27 +60129,27 @@ function retryAfterMs(headers, nowMs) {
   let ms;
   if (/^\d+(\.\d+)?$/.test(value2)) ms = Number(value2) * 1e3;
   else {
-    const at = Date.parse(value2);
-    if (Number.isNaN(at)) return null;
+    const at3 = Date.parse(value2);
+    if (Number.isNaN(at3)) return null;
     const sent = headers.date === void 0 ? Number.NaN : Date.parse(headers.date);
-    ms = at - (Number.isNaN(sent) ? nowMs : sent);
+    ms = at3 - (Number.isNaN(sent) ? nowMs : sent);
   }
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
-function honoursRetryAfter(status) {
-  return status === 429 || status === 503;
+function honoursRetryAfter(status2) {
+  return status2 === 429 || status2 === 503;
 }
-function retryableStatus(status) {
-  return status === 429 || status >= 500;
+function retryableStatus(status2) {
+  return status2 === 429 || status2 >= 500;
 }
-function askedWait(status, headers, wallNow) {
-  return status !== void 0 && headers !== void 0 && honoursRetryAfter(status) ? retryAfterMs(headers, wallNow) : null;
+function askedWait(status2, headers, wallNow) {
+  return status2 !== void 0 && headers !== void 0 && honoursRetryAfter(status2) ? retryAfterMs(headers, wallNow) : null;
 }
-async function withRetries(once, policy, clock2, options = {}) {
+async function withRetries(once2, policy, clock2, options = {}) {
   const wallNow = options.wallNow ?? Date.now;
   const schedule = new RetrySchedule(policy, () => clock2.random(), wallNow);
   for (let attempt = 1; ; attempt += 1) {
-    const outcome = await once(attempt);
+    const outcome = await once2(attempt);
     if ("done" in outcome) return outcome.done;
     if (options.signal?.aborted === true) return outcome.giveUp();
     const delayMs = schedule.failure(askedWait(outcome.status, outcome.headers, wallNow()));
@@ -61571,6 +60182,10 @@ var init_retry = __esm({
       /** Tries failed in a row. */
       get failures() {
         return this.failed;
+      }
+      /** What is left of the budget, in ms: Infinity before the first failure in a row, or with no budget. */
+      get budgetLeftMs() {
+        return this.since === null ? Infinity : (this.policy.budgetMs ?? Infinity) - (this.now() - this.since);
       }
       /** Since the first failure in a row, in ms; 0 before one. */
       get failingForMs() {
@@ -61796,6 +60411,9 @@ var init_rate_limit_headers = __esm({
 function redirectTarget(req, response, base, hops) {
   const location = response.headers.location;
   if (req.redirects === "return" || !REDIRECTS.has(response.status) || location === void 0) return null;
+  if (req.shown !== void 0) {
+    throw redirectError(req, response, `was answered ${response.status}, a redirect to another URL (not shown: the link is a credential); a write is never repeated to another URL`);
+  }
   const from = shown(new URL(req.url));
   let target;
   try {
@@ -61831,9 +60449,9 @@ var init_redirects = __esm({
 
 // src/api/transport-failure.ts
 function describeFailure(error, timeoutMs, redact, via = null) {
-  const refused = via === null ? null : proxyRefusal(error);
-  if (via !== null && refused !== null) {
-    const description = `the proxy of ${via.variable} (${via.shown}) ${refused}; check ${via.variable} and NO_PROXY`;
+  const refused2 = via === null ? null : proxyRefusal(error);
+  if (via !== null && refused2 !== null) {
+    const description = `the proxy of ${via.variable} (${via.shown}) ${refused2}; check ${via.variable} and NO_PROXY`;
     return { code: "proxy-refused", description: redact(description), maybeSent: false, retryable: false };
   }
   const code = timeoutMs !== null ? "timeout" : failureCode(error);
@@ -61860,7 +60478,7 @@ var init_transport_failure = __esm({
     "use strict";
     init_errors();
     init_proxy();
-    NOT_SENT = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+    NOT_SENT = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT", TUNNEL_TIMEOUT_CODE]);
     INVALID_REQUEST = /* @__PURE__ */ new Set(["UND_ERR_INVALID_ARG", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE", "ERR_INVALID_URL", "ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN"]);
     CLOSED_HERE = /* @__PURE__ */ new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
   }
@@ -61876,7 +60494,7 @@ function retryAfterSeconds(headers) {
   const after = retryAfterMs(headers, Date.now());
   return after === null ? null : after / 1e3;
 }
-var import_undici3, JSON_API2, MUTATING2, CLOSE_GRACE_MS, HEADER_VALUE, Transport;
+var import_undici3, JSON_API2, MUTATING2, CLOSE_GRACE_MS, TUNNEL_TRIES, MIN_TRY_MS, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
     "use strict";
@@ -61898,6 +60516,8 @@ var init_transport = __esm({
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
     CLOSE_GRACE_MS = 5e3;
+    TUNNEL_TRIES = 3;
+    MIN_TRY_MS = 1e3;
     HEADER_VALUE = /^[\t\x20-\x7e]*$/;
     Transport = class {
       constructor(options) {
@@ -61908,14 +60528,14 @@ var init_transport = __esm({
         this.base = new URL(options.baseUrl.replace(/\/+$/, ""));
         const proxy = options.proxy ?? NO_PROXY;
         this.proxy = proxy;
-        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
+        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)], { learned: true });
         this.agent = outgoingDispatcher(proxy, {
           connections: options.concurrency + 2,
           keepAliveTimeout: 3e4,
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
-          // A proxy that takes the connection and never answers CONNECT fails the request like a server that never answers.
-          tunnelTimeoutMs: options.timeoutMs
+          // A proxy that takes the connection and never answers CONNECT fails the try within the tunnel's deadline.
+          tunnelTimeoutMs: Math.min(options.timeoutMs, options.tunnelDeadlineMs ?? TUNNEL_DEADLINE_MS)
         });
         this.queue = new PQueue({ concurrency: options.concurrency });
         this.pacer = new Pacer(options.clock, options.rateLimit);
@@ -61939,8 +60559,8 @@ var init_transport = __esm({
       redact;
       proxy;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path22) {
-        return `${this.base.href}${path22}`;
+      url(path28) {
+        return `${this.base.href}${path28}`;
       }
       get logger() {
         return this.options.logger;
@@ -62006,51 +60626,54 @@ var init_transport = __esm({
       async sendUntilAnswered(first2, signal) {
         const { logger, clock: clock2 } = this.options;
         let req = first2;
-        let described = this.describe(req);
+        let described2 = this.describe(req);
         let hops = 0;
         let limited = 0;
         let limitedSince = null;
         const failing = this.retrySchedule();
+        let tunnelsRefused = 0;
         for (; ; ) {
           signal?.throwIfAborted();
-          const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failing.failures + limited, signal });
+          const outcome = await this.queue.add(() => this.attempt(req, described2, signal, failing.budgetLeftMs), { priority: failing.failures + limited, signal });
           if ("response" in outcome) {
-            const { status, headers } = outcome.response;
-            if (status === 429) {
+            const { status: status2, headers } = outcome.response;
+            if (status2 === 429) {
               limitedSince ??= clock2.now();
               const gaveUp = this.rateLimitSpent(limited, limitedSince);
               if (gaveUp !== null) return { ...outcome.response, hint: gaveUp };
               limited += 1;
               this.counters.rateLimited += 1;
               const waitMs = outcome.waitMs ?? rateLimitWaitMs(limitHeaders(headers).resetSeconds, limited + 1, clock2.random());
-              logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
+              logger.warn({ ...described2, status: status2, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
               if (outcome.waitMs === void 0) await clock2.sleep(waitMs, signal);
               continue;
             }
-            const retryable2 = status >= 500 && req.retry !== "unsent-only";
+            const retryable2 = status2 >= 500 && req.retry !== "unsent-only";
             const redirect = retryable2 ? null : redirectTarget(req, outcome.response, this.base, hops);
             if (redirect !== null) {
-              logger.info({ ...described, status, hop: hops += 1 }, "api request redirected within the API, following");
+              logger.info({ ...described2, status: status2, hop: hops += 1 }, "api request redirected within the API, following");
               req = { ...req, url: redirect, redirected: true };
-              described = this.describe(req);
+              described2 = this.describe(req);
               continue;
             }
             if (!retryable2) return this.withHint(outcome.response);
-            const asked = status === 503 ? retryAfterSeconds(headers) : null;
+            const asked = status2 === 503 ? retryAfterSeconds(headers) : null;
             const delayMs2 = failing.failure(asked === null ? null : asked * 1e3);
             if (delayMs2 === null) return { ...outcome.response, hint: this.retriesSpent(failing) };
-            await this.backOff(described, failing.failures, { status }, signal, delayMs2);
+            await this.backOff(described2, failing.failures, { status: status2 }, signal, delayMs2);
             continue;
           }
           const { failure } = outcome;
-          const retryable = failure.retryable && (req.retry !== "unsent-only" || !failure.maybeSent);
+          tunnelsRefused = failure.code === TUNNEL_TIMEOUT_CODE ? tunnelsRefused + 1 : 0;
+          const silentProxy = tunnelsRefused >= TUNNEL_TRIES;
+          const retryable = failure.retryable && !silentProxy && (req.retry !== "unsent-only" || !failure.maybeSent);
           const delayMs = retryable ? failing.failure() : null;
           if (delayMs === null) {
-            const spent = retryable ? `; ${this.retriesSpent(failing)}` : "";
-            const message = `${described.method} ${described.path} failed: ${failure.description}${spent}`;
-            throw new NetworkError(message, described, { cause: safeCause(failure) });
+            const spent2 = silentProxy ? `; no tunnel in ${TUNNEL_TRIES} tries in a row, so no more: check ${this.via(new URL(req.url))?.variable ?? "HTTPS_PROXY"} and NO_PROXY` : retryable ? `; ${this.retriesSpent(failing)}` : "";
+            const message = `${described2.method} ${described2.path} failed: ${failure.description}${spent2}`;
+            throw new NetworkError(message, described2, { cause: safeCause(failure) });
           }
-          await this.backOff(described, failing.failures, { error: failure.code }, signal, delayMs);
+          await this.backOff(described2, failing.failures, { error: failure.code }, signal, delayMs);
         }
       }
       /**
@@ -62118,11 +60741,13 @@ var init_transport = __esm({
       describe(req) {
         if (req.shown !== void 0) return { method: req.method, path: req.shown };
         const url = new URL(req.url);
-        const path22 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: this.redact(`${path22}${readableQuery(url.search)}`) };
+        const path28 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: this.redact(`${path28}${readableQuery(url.search)}`) };
       }
-      async attempt(req, described, cancel) {
-        const { clock: clock2, logger, timeoutMs } = this.options;
+      /** One try; `budgetLeftMs`: what is left of the retry budget, which bounds the try's time as well (at least a second). */
+      async attempt(req, described2, cancel, budgetLeftMs) {
+        const { clock: clock2, logger } = this.options;
+        const timeoutMs = Math.min(this.options.timeoutMs, Math.max(MIN_TRY_MS, Math.ceil(budgetLeftMs)));
         const url = new URL(req.url);
         const inApi = this.inApi(url);
         const slot = inApi ? await this.waitForSlot(cancel) : null;
@@ -62131,7 +60756,7 @@ var init_transport = __esm({
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
         let body;
-        let status = 0;
+        let status2 = 0;
         const streamed = req.bytes !== void 0 && "chunks" in req.bytes ? watched(req.bytes) : null;
         try {
           const res = await (0, import_undici3.request)(url, {
@@ -62142,7 +60767,7 @@ var init_transport = __esm({
             signal
           });
           body = res.body;
-          status = res.statusCode;
+          status2 = res.statusCode;
           const consume = req.consume !== void 0 && res.statusCode >= 200 && res.statusCode < 300 ? req.consume : void 0;
           const limit2 = req.maxBytes ?? MAX_JSON_BODY_BYTES;
           const length = flatHeaders(res.headers)["content-length"];
@@ -62152,9 +60777,9 @@ var init_transport = __esm({
           const headers = flatHeaders(res.headers);
           const durationMs2 = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs2);
-          logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs2) }, "api request");
+          logger.debug({ ...described2, status: res.statusCode, durationMs: Math.round(durationMs2) }, "api request");
           const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : this.redact(text2);
-          const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
+          const response = { status: res.statusCode, headers, text: said, request: described2, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
           if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(limitHeaders(headers), slot.startedAt) };
@@ -62163,11 +60788,11 @@ var init_transport = __esm({
         } catch (error) {
           if (cancel?.aborted === true) throw cancel.reason;
           if (streamed?.failed !== void 0) throw streamed.failed.error;
-          if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
+          if (error instanceof BodyTooLargeError) throw tooLargeError(error, status2, described2);
           const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact, this.via(url));
           const durationMs2 = clock2.now() - started;
           this.record(req.method, "error", durationMs2, failure.code);
-          logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs2) }, "api request got no response");
+          logger.debug({ ...described2, error: failure.code, durationMs: Math.round(durationMs2) }, "api request got no response");
           return { failure };
         } finally {
           if (body !== void 0 && !body.destroyed) body.on("error", () => void 0).destroy();
@@ -62192,11 +60817,11 @@ var init_transport = __esm({
         if (req.bytes !== void 0 && "chunks" in req.bytes) headers["content-length"] = String(req.bytes.length);
         return headers;
       }
-      record(method, status, durationMs2, error) {
+      record(method, status2, durationMs2, error) {
         this.counters.requests += 1;
-        const key = String(status);
+        const key = String(status2);
         this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
-        this.options.onRequest?.({ method, status, durationMs: durationMs2, ...error === void 0 ? {} : { error } });
+        this.options.onRequest?.({ method, status: status2, durationMs: durationMs2, ...error === void 0 ? {} : { error } });
       }
       /**
        * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
@@ -62223,9 +60848,6 @@ var init_transport = __esm({
 
 // src/api/client.ts
 import { createHmac } from "node:crypto";
-function policiesRelationship(policyIds) {
-  return { data: policyIds.map((id) => ({ id, type: "policies" })) };
-}
 function seg(value2) {
   return encodeURIComponent(value2);
 }
@@ -62240,12 +60862,14 @@ var init_client = __esm({
     init_clock();
     init_download();
     init_json_api();
-    init_ids2();
+    init_ids();
     init_native_kind();
-    init_policy_sets();
+    init_policy_sets2();
     init_paginate();
     init_resources();
+    init_exchanges();
     init_responses();
+    init_runs();
     init_transport();
     init_signals();
     init_version();
@@ -62267,6 +60891,7 @@ var init_client = __esm({
           rateLimit: options.rateLimit ?? "auto",
           concurrency: options.concurrency ?? DEFAULT_API_CONCURRENCY,
           timeoutMs: options.timeoutMs ?? 3e4,
+          ...options.tunnelDeadlineMs === void 0 ? {} : { tunnelDeadlineMs: options.tunnelDeadlineMs },
           maxRetries: options.maxRetries ?? Infinity,
           retryBudgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_SECONDS * 1e3,
           clock: options.clock ?? systemClock(),
@@ -62277,6 +60902,7 @@ var init_client = __esm({
           ...options.fence === void 0 ? {} : { fence: options.fence }
         });
         this.sets = new PolicySetEndpoints(this.transport, this.signal, this.kind, options.logger);
+        this.runs = new RunEndpoints(this.transport, this.signal);
       }
       options;
       transport;
@@ -62288,16 +60914,19 @@ var init_client = __esm({
       signal;
       /** Policy sets, versions, parameters, workspaces, projects, entitlements (policy-sets.ts). */
       sets;
+      /** Runs, task stages, policy evaluations, policy-set outcomes (runs.ts), bound to this client's signal. */
+      runs;
       stats() {
         return this.transport.stats();
+      }
+      /** HMAC-SHA256 (hex) of `text` keyed with the API token (see `PolicyApi.keyedDigest`). */
+      keyedDigest(text2) {
+        return createHmac("sha256", this.options.token).update(text2).digest("hex");
       }
       /**
        * The same client (one queue, one pacer, one connection pool) whose every request, queued, paced, backing off or
        * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
        */
-      keyedDigest(text2) {
-        return createHmac("sha256", this.options.token).update(text2).digest("hex");
-      }
       withSignal(signal) {
         if (signal === this.signal) return this;
         if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal), kind: this.kind });
@@ -62387,14 +61016,6 @@ var init_client = __esm({
       }
       async deletePolicy(id) {
         return this.remove(`/policies/${idSegment("policy", id)}`);
-      }
-      /** The body is the policies as a to-many relationship; the service answers 204. */
-      async addPoliciesToSet(setId, policyIds) {
-        const url = this.transport.url(`/policy-sets/${idSegment("policy-set", setId)}/relationships/policies`);
-        successBody(await this.transport.send({ method: "POST", url, json: policiesRelationship(policyIds) }, this.signal));
-      }
-      async removePoliciesFromSet(setId, policyIds) {
-        return this.remove(`/policy-sets/${idSegment("policy-set", setId)}/relationships/policies`, policiesRelationship(policyIds));
       }
       async listAgentPools(organization, options = {}) {
         const params = [];
@@ -62487,22 +61108,12 @@ var init_client = __esm({
       getEntitlements(organization) {
         return this.sets.getEntitlements(organization);
       }
-      /**
-       * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
-       * first answer was lost, and to a resource someone already deleted by hand.
-       */
-      async remove(path22, json) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path22), ...json === void 0 ? {} : { json } }, this.signal);
-        if (response.status === 404) {
-          this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
-          return;
-        }
-        successBody(response);
+      remove(path28, json) {
+        return deleteDone(this.transport, this.signal, this.options.logger, path28, json);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path22, json, parse4) {
-        const response = await this.transport.send({ method, url: this.transport.url(path22), json }, this.signal);
-        return readWith(response, (body) => parse4(primary(body)));
+      one(method, path28, json, parse5) {
+        return sendOne(this.transport, this.signal, method, path28, json, (body) => parse5(primary(body)));
       }
     };
   }
@@ -62548,21 +61159,40 @@ var init_from_config = __esm({
   }
 });
 
+// src/daemon/leader-address.ts
+function leaderAddress(config, origin) {
+  const configured = config.leaderElection?.address;
+  if (configured !== void 0) return /:[0-9]+\/?$/.test(configured) ? configured : `${configured.replace(/\/$/, "")}:${new URL(origin).port}`;
+  const host = new URL(origin).hostname;
+  return host === "0.0.0.0" || host === "[::]" ? null : origin;
+}
+var init_leader_address = __esm({
+  "src/daemon/leader-address.ts"() {
+    "use strict";
+  }
+});
+
 // src/state-dir.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
+import { createHash as createHash3, randomBytes as randomBytes2 } from "node:crypto";
 import { chmod, mkdir, open as open2, rename, stat, unlink } from "node:fs/promises";
-import path5 from "node:path";
+import path7 from "node:path";
 function stateDirLayout(stateDir) {
   return {
-    checkout: (source) => path5.join(stateDir, "git", source),
-    history: (source) => path5.join(stateDir, "history", sourceFileName(source, ".json")),
-    suspensions: path5.join(stateDir, "suspensions", "suspended.json"),
-    oldSuspensions: path5.join(stateDir, "suspended.json"),
-    codeCache: path5.join(stateDir, ".code-cache")
+    checkout: (source) => path7.join(stateDir, "git", source),
+    history: (source) => path7.join(stateDir, "history", sourceFileName(source, ".json")),
+    suspensions: path7.join(stateDir, "suspensions", "suspended.json"),
+    oldSuspensions: path7.join(stateDir, "suspended.json"),
+    codeCache: path7.join(stateDir, ".code-cache"),
+    evidenceCache: path7.join(stateDir, "evidence-cache")
   };
 }
 function sourceFileName(source, suffix) {
   return `${source.replace(/[^A-Za-z0-9._-]/g, (c4) => `%${c4.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
+}
+function organizationFileName(organization, suffix = ".json") {
+  const safe = organization.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+  const hash = createHash3("sha256").update(organization, "utf8").digest("hex").slice(0, 12);
+  return `${safe}-${hash}${suffix}`;
 }
 async function readStateText(file, maxBytes) {
   let handle;
@@ -62598,7 +61228,7 @@ async function readStateJson(file, maxBytes, check2) {
   return value2;
 }
 async function writeStateText(file, text2) {
-  await makeStateDir(path5.dirname(file));
+  await makeStateDir(path7.dirname(file));
   const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
   try {
     await writeThenRename(temporary, file, text2);
@@ -62629,9 +61259,9 @@ async function makeStateDir(dir) {
     throw await explained(error, dir);
   }
   if (first2 === void 0) return;
-  for (let folder = dir; ; folder = path5.dirname(folder)) {
+  for (let folder = dir; ; folder = path7.dirname(folder)) {
     await chmod(folder, STATE_DIR_MODE);
-    if (folder === first2 || path5.dirname(folder) === folder) break;
+    if (folder === first2 || path7.dirname(folder) === folder) break;
   }
 }
 async function explained(error, target) {
@@ -62643,16 +61273,16 @@ async function explained(error, target) {
   return Object.assign(new Error(message, { cause: error }), { code: "EROFS" });
 }
 async function nearestExisting(target) {
-  for (let folder = path5.resolve(target); ; folder = path5.dirname(folder)) {
+  for (let folder = path7.resolve(target); ; folder = path7.dirname(folder)) {
     try {
       if ((await stat(folder)).isDirectory()) return folder;
     } catch {
     }
-    if (path5.dirname(folder) === folder) return null;
+    if (path7.dirname(folder) === folder) return null;
   }
 }
 async function readOnly(dir) {
-  const probe = path5.join(dir, `.write-probe-${process.pid}-${randomBytes2(6).toString("hex")}`);
+  const probe = path7.join(dir, `.write-probe-${process.pid}-${randomBytes2(6).toString("hex")}`);
   try {
     await (await open2(probe, "wx")).close();
     await unlink(probe);
@@ -62668,6 +61298,44 @@ var init_state_dir = __esm({
     init_errors();
     STATE_FILE_MODE = 436;
     STATE_DIR_MODE = 509;
+  }
+});
+
+// src/live/organization-caches.ts
+import path8 from "node:path";
+function openOrganizationCaches(options) {
+  const loaded = /* @__PURE__ */ new Map();
+  const load = async (organization) => {
+    const file = path8.join(options.folder, organizationFileName(organization));
+    return { cache: await options.load(options.persist ? file : null, organization), file, savedRevision: 0 };
+  };
+  return {
+    forOrganization(organization) {
+      let entry = loaded.get(organization);
+      if (entry === void 0) loaded.set(organization, entry = load(organization));
+      return entry.then((l) => l.cache);
+    },
+    async save() {
+      if (!options.persist) return;
+      for (const [organization, pending2] of loaded) {
+        const entry = await pending2;
+        const revision2 = options.revision(entry.cache);
+        if (revision2 === entry.savedRevision) continue;
+        try {
+          await writeStateText(entry.file, options.serialize(organization, entry.cache));
+          entry.savedRevision = revision2;
+        } catch (error) {
+          options.logger.warn({ file: entry.file, error: errorMessage(error) }, options.writeFailed);
+        }
+      }
+    }
+  };
+}
+var init_organization_caches = __esm({
+  "src/live/organization-caches.ts"() {
+    "use strict";
+    init_errors();
+    init_state_dir();
   }
 });
 
@@ -62716,7 +61384,7 @@ function createCodeCache(initial = [], maxEntries = MAX_CODE_CACHE_ENTRIES, init
     rememberSetFiles(digest, files) {
       const known = sets.get(digest);
       sets.delete(digest);
-      sets.set(digest, known ?? files.map(({ path: path22, sha256 }) => ({ path: path22, sha256 })));
+      sets.set(digest, known ?? files.map(({ path: path28, sha256 }) => ({ path: path28, sha256 })));
       trimSets();
       if (known === void 0) revision2 += 1;
     },
@@ -62740,48 +61408,21 @@ var init_code_cache = __esm({
 });
 
 // src/live/code-cache-file.ts
-import { createHash as createHash3 } from "node:crypto";
-import path6 from "node:path";
 function openCodeCacheStore(options) {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
-  const loaded2 = /* @__PURE__ */ new Map();
-  const folder = stateDirLayout(options.stateDir).codeCache;
-  const log = options.logger;
-  async function load(organization) {
-    const file = path6.join(folder, fileName(organization));
-    if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const { entries, sets } = await readEntries(file, organization, log);
-    return { cache: createCodeCache(entries, maxEntries, sets), file, savedRevision: 0 };
-  }
-  return {
-    forOrganization(organization) {
-      let entry = loaded2.get(organization);
-      if (entry === void 0) {
-        entry = load(organization);
-        loaded2.set(organization, entry);
-      }
-      return entry.then((l) => l.cache);
+  return openOrganizationCaches({
+    folder: stateDirLayout(options.stateDir).codeCache,
+    logger: options.logger,
+    persist: options.persist,
+    async load(file, organization) {
+      if (file === null) return createCodeCache([], maxEntries);
+      const { entries, sets } = await readEntries(file, organization, options.logger);
+      return createCodeCache(entries, maxEntries, sets);
     },
-    async save() {
-      if (!options.persist) return;
-      for (const [organization, pending] of loaded2) {
-        const entry = await pending;
-        const revision2 = entry.cache.revision;
-        if (revision2 === entry.savedRevision) continue;
-        try {
-          await writeStateText(entry.file, serialize(organization, entry.cache));
-          entry.savedRevision = revision2;
-        } catch (error) {
-          log.warn({ file: entry.file, error: errorMessage(error) }, "could not write the code cache; the next run downloads the code again");
-        }
-      }
-    }
-  };
-}
-function fileName(organization) {
-  const safe = organization.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  const hash = createHash3("sha256").update(organization, "utf8").digest("hex").slice(0, 12);
-  return `${safe}-${hash}.json`;
+    serialize,
+    revision: (cache) => cache.revision,
+    writeFailed: "could not write the code cache; the next run downloads the code again"
+  });
 }
 async function readEntries(file, organization, log) {
   let text2;
@@ -62826,9 +61467,9 @@ function parse(text2, organization) {
     const checked = [];
     for (const file of files) {
       if (!Array.isArray(file) || file.length !== 2) return null;
-      const [path22, sha256] = file;
-      if (typeof path22 !== "string" || path22 === "" || typeof sha256 !== "string" || !DIGEST.test(sha256)) return null;
-      checked.push({ path: path22, sha256 });
+      const [path28, sha256] = file;
+      if (typeof path28 !== "string" || path28 === "" || typeof sha256 !== "string" || !DIGEST.test(sha256)) return null;
+      checked.push({ path: path28, sha256 });
     }
     result.sets.push([digest, checked]);
   }
@@ -62853,6 +61494,7 @@ var init_code_cache_file = __esm({
     "use strict";
     init_errors();
     init_state_dir();
+    init_organization_caches();
     init_code_cache();
     FORMAT = "policy-pool-sync code cache";
     VERSION = 1;
@@ -62862,11 +61504,135 @@ var init_code_cache_file = __esm({
   }
 });
 
+// src/api/evidence-cache.ts
+function createRunCache(initial = [], maxEntries = MAX_EVIDENCE_CACHE_ENTRIES) {
+  const byId = /* @__PURE__ */ new Map();
+  let revision2 = 0;
+  const keep = (findings) => {
+    byId.delete(findings.runId);
+    byId.set(findings.runId, findings);
+    while (byId.size > maxEntries) {
+      const oldest = byId.keys().next().value;
+      if (oldest === void 0) break;
+      byId.delete(oldest);
+    }
+  };
+  for (const findings of initial) if (findings.finished) keep(findings);
+  return {
+    get(runId) {
+      const found = byId.get(runId);
+      if (found !== void 0) {
+        byId.delete(runId);
+        byId.set(runId, found);
+      }
+      return found;
+    },
+    put(findings) {
+      if (!findings.finished) return;
+      keep(findings);
+      revision2 += 1;
+    },
+    entries: () => byId.values(),
+    get size() {
+      return byId.size;
+    },
+    get revision() {
+      return revision2;
+    }
+  };
+}
+var MAX_EVIDENCE_CACHE_ENTRIES;
+var init_evidence_cache = __esm({
+  "src/api/evidence-cache.ts"() {
+    "use strict";
+    MAX_EVIDENCE_CACHE_ENTRIES = 4e4;
+  }
+});
+
+// src/live/evidence-cache-file.ts
+function openEvidenceCacheStore(options) {
+  const maxEntries = options.maxEntries ?? MAX_EVIDENCE_CACHE_ENTRIES;
+  const maxBytes = options.maxBytes ?? MAX_EVIDENCE_FILE_BYTES;
+  return openOrganizationCaches({
+    folder: stateDirLayout(options.stateDir).evidenceCache,
+    logger: options.logger,
+    persist: options.persist,
+    load: async (file, organization) => createRunCache(file === null ? [] : await readEntries2(file, organization, maxBytes, options.logger), maxEntries),
+    serialize: (organization, cache) => serialize2(organization, cache, maxBytes),
+    revision: (cache) => cache.revision,
+    writeFailed: "could not write the evidence cache; the next run reads those runs again"
+  });
+}
+async function readEntries2(file, organization, maxBytes, log) {
+  let text2;
+  try {
+    text2 = await readStateText(file, maxBytes);
+  } catch (error) {
+    log.warn({ file, error: errorMessage(error) }, "the evidence cache file is ignored; it is rebuilt");
+    return [];
+  }
+  if (text2 === null) return [];
+  const entries = parse2(text2, organization);
+  if (entries === null) log.warn({ file }, "the evidence cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
+  return entries ?? [];
+}
+function parse2(text2, organization) {
+  let document2;
+  try {
+    document2 = JSON.parse(text2);
+  } catch {
+    return null;
+  }
+  if (typeof document2 !== "object" || document2 === null) return null;
+  const { format, version, organization: owner, runs } = document2;
+  if (format !== FORMAT2 || version !== VERSION2 || owner !== organization || !Array.isArray(runs)) return null;
+  return runs.every(isFindings) ? runs : null;
+}
+function isRecordOf(value2, keys) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2) && keys.every((key) => isText(value2[key]));
+}
+function isFindings(value2) {
+  if (!isRecordOf(value2, ["runId", "workspaceId", "createdAt", "status"])) return false;
+  const { runId, workspaceId, finished, evaluations, outcomes, setErrors } = value2;
+  if (!isId("run", runId) || !isId("workspace", workspaceId) || finished !== true) return false;
+  return Array.isArray(evaluations) && evaluations.every((e) => isRecordOf(e, ["id", "status", "policyKind"]) && isId("policy-evaluation", e.id)) && Array.isArray(outcomes) && outcomes.every((o2) => isRecordOf(o2, ["policy", "policySet", "status", "enforcementLevel"])) && Array.isArray(setErrors) && setErrors.every((e) => isRecordOf(e, ["policySet", "error"]));
+}
+function serialize2(organization, cache, maxBytes) {
+  const head = `{"format":${JSON.stringify(FORMAT2)},"version":${VERSION2},"organization":${JSON.stringify(organization)},"runs":[
+`;
+  const tail = "\n]}\n";
+  const lines = [...cache.entries()].map((findings) => JSON.stringify(findings));
+  let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail);
+  let first2 = lines.length;
+  while (first2 > 0) {
+    const size = Buffer.byteLength(lines[first2 - 1] ?? "") + 2;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    first2 -= 1;
+  }
+  return `${head}${lines.slice(first2).join(",\n")}${tail}`;
+}
+var FORMAT2, VERSION2, MAX_EVIDENCE_FILE_BYTES, isText;
+var init_evidence_cache_file = __esm({
+  "src/live/evidence-cache-file.ts"() {
+    "use strict";
+    init_evidence_cache();
+    init_ids();
+    init_errors();
+    init_state_dir();
+    init_organization_caches();
+    FORMAT2 = "policy-pool-sync evidence cache";
+    VERSION2 = 1;
+    MAX_EVIDENCE_FILE_BYTES = 32 * 1024 * 1024;
+    isText = (value2) => typeof value2 === "string";
+  }
+});
+
 // src/map-limit.ts
 async function mapLimit(items, limit2, fn) {
   const results = new Array(items.length);
   let next = 0;
-  async function worker() {
+  async function worker2() {
     while (next < items.length) {
       const index = next++;
       try {
@@ -62877,7 +61643,7 @@ async function mapLimit(items, limit2, fn) {
       }
     }
   }
-  const workers = Array.from({ length: Math.min(limit2, items.length) }, () => worker());
+  const workers = Array.from({ length: Math.min(limit2, items.length) }, () => worker2());
   await Promise.all(workers);
   return results;
 }
@@ -62916,41 +61682,41 @@ function createRegoReferenceScan() {
       const code = codeOf(text2);
       if (!code.includes("data.")) return;
       for (const found of code.matchAll(REFERENCE)) {
-        const path22 = found[1].slice(1);
-        if (!firstLine2.has(path22)) firstLine2.set(path22, lineNumber);
+        const path28 = found[1].slice(1);
+        if (!firstLine2.has(path28)) firstLine2.set(path28, lineNumber);
       }
     },
-    references: () => [...firstLine2].map(([path22, line]) => ({ path: path22, line }))
+    references: () => [...firstLine2].map(([path28, line]) => ({ path: path28, line }))
   };
   function codeOf(text2) {
     if (!inRaw && !text2.includes("`") && !text2.includes('"') && !text2.includes("#")) return text2;
     let code = "";
-    let at = 0;
-    while (at < text2.length) {
+    let at3 = 0;
+    while (at3 < text2.length) {
       if (inRaw) {
-        const end = text2.indexOf("`", at);
+        const end = text2.indexOf("`", at3);
         if (end < 0) return code;
         inRaw = false;
-        at = end + 1;
+        at3 = end + 1;
         code += " ";
         continue;
       }
-      SPECIAL.lastIndex = at;
+      SPECIAL.lastIndex = at3;
       const special = SPECIAL.exec(text2);
-      if (special === null) return code + text2.slice(at);
-      code += `${text2.slice(at, special.index)} `;
+      if (special === null) return code + text2.slice(at3);
+      code += `${text2.slice(at3, special.index)} `;
       if (special[0] === "#") return code;
       if (special[0] === "`") inRaw = true;
-      at = special[0] === '"' ? closingQuote(text2, special.index + 1) + 1 : special.index + 1;
+      at3 = special[0] === '"' ? closingQuote(text2, special.index + 1) + 1 : special.index + 1;
     }
     return code;
   }
   return scan;
 }
 function closingQuote(text2, from) {
-  let at = from;
-  while (at < text2.length && text2[at] !== '"') at += text2[at] === "\\" ? 2 : 1;
-  return at;
+  let at3 = from;
+  while (at3 < text2.length && text2[at3] !== '"') at3 += text2[at3] === "\\" ? 2 : 1;
+  return at3;
 }
 var REFERENCE, SPECIAL;
 var init_rego_references = __esm({
@@ -62991,7 +61757,7 @@ function createImportScan(kind) {
     update: (chunk) => feed(decoder.decode(chunk, { stream: true }), false),
     finish: () => {
       feed(decoder.decode(), true);
-      facts.references = references.references().map(({ path: path22, line }) => ({ target: path22, line }));
+      facts.references = references.references().map(({ path: path28, line }) => ({ target: path28, line }));
       return facts;
     }
   };
@@ -63005,15 +61771,15 @@ function regoReason(what, together) {
 function regoLookup(packages) {
   const prefixes = /* @__PURE__ */ new Set();
   for (const name of packages) {
-    for (let at = name.indexOf("."); at >= 0; at = name.indexOf(".", at + 1)) prefixes.add(name.slice(0, at));
+    for (let at3 = name.indexOf("."); at3 >= 0; at3 = name.indexOf(".", at3 + 1)) prefixes.add(name.slice(0, at3));
     prefixes.add(name);
   }
-  return (path22) => {
-    for (let at = path22.indexOf("."); ; at = path22.indexOf(".", at + 1)) {
-      const part = at < 0 ? path22 : path22.slice(0, at);
+  return (path28) => {
+    for (let at3 = path28.indexOf("."); ; at3 = path28.indexOf(".", at3 + 1)) {
+      const part = at3 < 0 ? path28 : path28.slice(0, at3);
       if (packages.has(part)) return null;
       if (!prefixes.has(part)) return part;
-      if (at < 0) return null;
+      if (at3 < 0) return null;
     }
   };
 }
@@ -63098,6 +61864,19 @@ var init_imports = __esm({
     FILES_NAMED = 3;
     LONE_REGO = "a package no declared .rego file declares: a policy is uploaded alone (a library beside the policies, such as lib/, never is), so";
     SET_WAY_OUT = "an OPA versioned policy set, a folder holding policies.hcl with the library files in it too, uploads them together";
+  }
+});
+
+// src/declared/sensitive-digest.ts
+function withSensitiveDigests(sets, keyedDigest) {
+  return sets.map((set) => {
+    const sensitive = (set.parameters ?? []).filter((p2) => p2.sensitive).map((p2) => [p2.key, p2.value]);
+    return sensitive.length === 0 ? set : { ...set, sensitiveDigest: keyedDigest(JSON.stringify([set.name, sensitive])) };
+  });
+}
+var init_sensitive_digest = __esm({
+  "src/declared/sensitive-digest.ts"() {
+    "use strict";
   }
 });
 
@@ -63499,9 +62278,9 @@ var require_ignore = __commonJS({
     };
     var REGEX_REPLACE_TRAILING_DOUBLESTAR = /\uE001$/;
     var replaceTrailingDoublestar = () => "[\\s\\S]";
-    var separatorAfter = (run, at) => {
+    var separatorAfter = (run, at3) => {
       let separator = EMPTY2;
-      for (let index = at + 1; index < run.length && !run[index].wildcard; index++) {
+      for (let index = at3 + 1; index < run.length && !run[index].wildcard; index++) {
         separator += run[index].single;
       }
       return separator;
@@ -63565,17 +62344,17 @@ var require_ignore = __commonJS({
       let run = [];
       const flush = () => {
         let lastWildcard;
-        run.forEach((token, at) => {
+        run.forEach((token, at3) => {
           if (token.wildcard) {
-            lastWildcard = at;
+            lastWildcard = at3;
           }
         });
-        run.forEach((token, at) => {
+        run.forEach((token, at3) => {
           if (!token.wildcard) {
             out += token.single;
             return;
           }
-          out += at === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run, at)})[^\\/])*`;
+          out += at3 === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run, at3)})[^\\/])*`;
         });
         run = [];
       };
@@ -63628,26 +62407,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path22) => {
-      const end = path22.length - 1;
-      const index = path22.lastIndexOf(
+    var basenameOf = (path28) => {
+      const end = path28.length - 1;
+      const index = path28.lastIndexOf(
         SLASH2,
-        path22[end] === SLASH2 ? end - 1 : end
+        path28[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path22 : path22.slice(index + 1);
+      return index < 0 ? path28 : path28.slice(index + 1);
     };
-    var parentOf = (path22) => {
-      if (path22.charCodeAt(0) === SLASH_CODE || path22.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path22.split(SLASH2).filter(Boolean);
+    var parentOf = (path28) => {
+      if (path28.charCodeAt(0) === SLASH_CODE || path28.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path28.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY2;
       }
-      const end = path22.length - 1;
-      const cut = path22.lastIndexOf(
+      const end = path28.length - 1;
+      const cut = path28.lastIndexOf(
         SLASH2,
-        path22.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path28.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY2 : path22.slice(0, cut + 1);
+      return cut < 0 ? EMPTY2 : path28.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -63797,7 +62576,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path22) {
+      testLiteral(path28) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -63806,7 +62585,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path22)) {
+          if (rule.checkRegex.test(path28)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -63826,15 +62605,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path22, mode) {
+      test(path28, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path22) : path22;
+        const basename4 = shortcut ? basenameOf(path28) : path28;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path22
+            shortcut && rule._basenameOnly ? basename4 : path28
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -63856,17 +62635,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path22, originalPath, doThrow) => {
-      if (!isString(path22)) {
+    var checkPath = (path28, originalPath, doThrow) => {
+      if (!isString(path28)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path22) {
+      if (!path28) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path22)) {
+      if (checkPath.isNotRelative(path28)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -63875,25 +62654,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path22) => {
-      const first2 = path22.charCodeAt(0);
+    var isNotRelative = (path28) => {
+      const first2 = path28.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path22.length === 1) {
+      if (path28.length === 1) {
         return true;
       }
-      const second = path22.charCodeAt(1);
+      const second = path28.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path22.length === 2 || path22.charCodeAt(2) === SLASH_CODE;
+      return path28.length === 2 || path28.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -63924,58 +62703,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path22) {
+      _test(originalPath, cache, path28) {
         checkPath(
-          path22,
+          path28,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path22 ? this._t(path22, cache) : {
+        return path28 ? this._t(path28, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path22 = convertPath(target);
-        if (!path22 || path22.charCodeAt(path22.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path22);
+        const path28 = convertPath(target);
+        if (!path28 || path28.charCodeAt(path28.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path28);
         }
-        const dir = this._t(path22, this._testCache);
+        const dir = this._t(path28, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path22);
+        const literal = this._rules.testLiteral(path28);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path22, cache) {
-        if (path22 in cache) {
-          return cache[path22];
+      _t(path28, cache) {
+        if (path28 in cache) {
+          return cache[path28];
         }
-        const parentPath = parentOf(path22);
+        const parentPath = parentOf(path28);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path22] = parent && parent.ignored ? parent : this._rules.test(path22, MODE_IGNORE);
+        return cache[path28] = parent && parent.ignored ? parent : this._rules.test(path28, MODE_IGNORE);
       }
-      ignores(path22) {
-        return this._test(path22, this._ignoreCache, convertPath(path22)).ignored;
+      ignores(path28) {
+        return this._test(path28, this._ignoreCache, convertPath(path28)).ignored;
       }
       createFilter() {
-        return (path22) => !this.ignores(path22);
+        return (path28) => !this.ignores(path28);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path22) {
-        return this._test(path22, this._testCache, convertPath(path22));
+      test(path28) {
+        return this._test(path28, this._testCache, convertPath(path28));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path22) => checkPath(convertPath(path22), path22, RETURN_FALSE);
+    var isPathValid = (path28) => checkPath(convertPath(path28), path28, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path22) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path22) || isNotRelative(path22);
+      checkPath.isNotRelative = (path28) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path28) || isNotRelative(path28);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -63991,8 +62770,8 @@ var require_ignore = __commonJS({
 });
 
 // src/declared/read-file.ts
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
-import path7 from "node:path";
+import { closeSync, constants, fstatSync as fstatSync2, openSync, readSync, realpathSync } from "node:fs";
+import path9 from "node:path";
 function readSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
   return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd, size) => {
     const bytes = Buffer.allocUnsafe(size + 1);
@@ -64038,7 +62817,7 @@ function openSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
     return { problem: unreadable(rel, error) };
   }
   try {
-    const stats = fstatSync(fd);
+    const stats = fstatSync2(fd);
     const problem = fileProblem2(rel, stats, maxBytes);
     if (problem === null) return { fd, size: stats.size };
     closeSync(fd);
@@ -64082,7 +62861,7 @@ function tooLarge3(rel, size, maxBytes) {
   return { file: rel, message: `is ${size} bytes; it may be at most ${maxBytes} bytes` };
 }
 function isInside(root, target) {
-  return target === root || target.startsWith(root.endsWith(path7.sep) ? root : root + path7.sep);
+  return target === root || target.startsWith(root.endsWith(path9.sep) ? root : root + path9.sep);
 }
 var OPEN_FLAGS, utf8, RESOURCE_ERRORS;
 var init_read_file = __esm({
@@ -64115,7 +62894,7 @@ var init_lfs_pointer = __esm({
 // src/declared/path-filter.ts
 import { lstatSync } from "node:fs";
 import { realpath } from "node:fs/promises";
-import path8 from "node:path";
+import path10 from "node:path";
 function isBuiltinIgnored(relPath, isDirectory) {
   const segments = relPath.split("/");
   const last2 = segments.length - 1;
@@ -64137,7 +62916,7 @@ function createPathFilter(syncignore) {
   };
 }
 function loadPathFilter(root, realRoot) {
-  const abs = path8.join(root, SYNCIGNORE_FILE);
+  const abs = path10.join(root, SYNCIGNORE_FILE);
   try {
     lstatSync(abs);
   } catch (error) {
@@ -64171,8 +62950,8 @@ function isDeclaredPath(relPath, filter) {
   return (POLICY_FILE.test(relPath) || POOL_FILE.test(relPath) || inSets) && !filter.isIgnored(relPath, false);
 }
 async function watchPathFilter(root) {
-  const loaded2 = loadPathFilter(root, await realpath(root));
-  return "filter" in loaded2 ? loaded2.filter : createPathFilter(null);
+  const loaded = loadPathFilter(root, await realpath(root));
+  return "filter" in loaded ? loaded.filter : createPathFilter(null);
 }
 var import_ignore, TEST_FOLDERS, SYNCIGNORE_FILE, POLICY_FILE, POOL_FILE, MAX_SYNCIGNORE_BYTES;
 var init_path_filter = __esm({
@@ -64240,6 +63019,26 @@ var init_split_path = __esm({
   }
 });
 
+// src/declared/duration.ts
+function parseDuration(text2) {
+  const match = /^([1-9][0-9]*)([smhd])$/.exec(text2);
+  if (!match) return null;
+  const unit = UNIT_MS2[match[2] ?? ""];
+  return unit === void 0 ? null : Number(match[1]) * unit;
+}
+var UNIT_MS2;
+var init_duration2 = __esm({
+  "src/declared/duration.ts"() {
+    "use strict";
+    UNIT_MS2 = {
+      s: 1e3,
+      m: 6e4,
+      h: 36e5,
+      d: 864e5
+    };
+  }
+});
+
 // src/declared/settings-file.ts
 function readSettingsFile(file, text2, schema, skipIssue = () => false) {
   const parsed = parseYaml(text2, file);
@@ -64254,6 +63053,22 @@ function readSettingsFile(file, text2, schema, skipIssue = () => false) {
 }
 function withFile(file, line, message) {
   return line === void 0 ? { file, message } : { file, line, message };
+}
+function listLines(doc, keys) {
+  const lines = {};
+  const value2 = doc?.value;
+  if (doc === null || value2 === null || typeof value2 !== "object") return lines;
+  for (const key of keys) {
+    const list = value2[key];
+    if (!Array.isArray(list)) continue;
+    const line = doc.lineOfKey([key]);
+    if (line !== void 0) lines[key] = line;
+    list.forEach((_3, index) => {
+      const at3 = doc.lineOf([key, index]);
+      if (at3 !== void 0) lines[`${key}.${index}`] = at3;
+    });
+  }
+  return lines;
 }
 var init_settings_file = __esm({
   "src/declared/settings-file.ts"() {
@@ -64287,15 +63102,36 @@ function readPolicySettings(kind, file, text2) {
     description: typeof raw.description === "string" ? raw.description : null,
     enforcementLevel: typeof level === "string" ? level : DEFAULT_LEVEL,
     query: kind === "opa" && typeof raw.query === "string" ? raw.query : null,
-    policySets: Array.isArray(raw["policy-sets"]) ? raw["policy-sets"] : null
+    policySets: Array.isArray(raw["policy-sets"]) ? raw["policy-sets"] : null,
+    lines: listLines(parsed.doc, ["policy-sets"])
   };
+  if (raw.rollout !== void 0 && parsed.problems.length === 0) {
+    const rollout = readRollout(raw.rollout, kind, settings2.enforcementLevel);
+    if (typeof rollout === "string") problems2.push(withFile(file, parsed.doc?.lineOf(["rollout"]), rollout));
+    else settings2.rollout = rollout;
+  }
   return { settings: settings2, problems: problems2 };
+}
+function readRollout(raw, kind, level) {
+  if (!LEVELS_BY_KIND[kind].includes(raw.start)) return `rollout start "${raw.start}" is not valid for a${kind === "opa" ? "n opa" : " native"} policy (${LEVELS_BY_KIND[kind].join(", ")})`;
+  if (LEVEL_RANK[raw.start] >= LEVEL_RANK[level]) {
+    return `rollout start "${raw.start}" must be less strict than the enforcement-level "${level}" it rolls out to`;
+  }
+  const after = raw.after ?? null;
+  return {
+    start: raw.start,
+    cleanRuns: raw["clean-runs"] ?? 1,
+    failingWorkspaces: raw["failing-workspaces"] ?? 0,
+    afterMs: after === null ? 0 : parseDuration(after) ?? 0,
+    after: after ?? "0s"
+  };
 }
 var DEFAULT_LEVEL;
 var init_policy_settings = __esm({
   "src/declared/policy-settings.ts"() {
     "use strict";
     init_model();
+    init_duration2();
     init_settings_file();
     DEFAULT_LEVEL = "advisory";
   }
@@ -64459,26 +63295,6 @@ var init_policies = __esm({
   }
 });
 
-// src/declared/duration.ts
-function parseDuration(text2) {
-  const match = /^([1-9][0-9]*)([smhd])$/.exec(text2);
-  if (!match) return null;
-  const unit = UNIT_MS2[match[2] ?? ""];
-  return unit === void 0 ? null : Number(match[1]) * unit;
-}
-var UNIT_MS2;
-var init_duration2 = __esm({
-  "src/declared/duration.ts"() {
-    "use strict";
-    UNIT_MS2 = {
-      s: 1e3,
-      m: 6e4,
-      h: 36e5,
-      d: 864e5
-    };
-  }
-});
-
 // src/declared/pool-file.ts
 function readPoolFile(name, file, text2) {
   const parsed = readSettingsFile(file, text2, "agent-pool");
@@ -64491,7 +63307,8 @@ function readPoolFile(name, file, text2) {
     ...managedList("allowedProjects", raw["allowed-projects"]),
     ...managedList("excludedWorkspaces", raw["excluded-workspaces"]),
     previousNames: stringList(raw["previous-names"]) ?? [],
-    agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw["agent-cleanup"]) : null
+    agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw["agent-cleanup"]) : null,
+    lines: listLines(parsed.doc, ["allowed-workspaces", "allowed-projects", "excluded-workspaces"])
   };
   return { pool, doc: parsed.doc, problems: parsed.problems };
 }
@@ -64547,17 +63364,17 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path22 = ["previous-names", index];
-      const at = `${keyLabel(path22)} "${previous}"`;
-      const line = doc?.lineOf(path22);
+      const path28 = ["previous-names", index];
+      const at3 = `${keyLabel(path28)} "${previous}"`;
+      const line = doc?.lineOf(path28);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
-        problems2.push(withFile(pool.file, line, `${at} is the pool's own name`));
+        problems2.push(withFile(pool.file, line, `${at3} is the pool's own name`));
       } else if (owner !== void 0) {
-        problems2.push(withFile(pool.file, line, `${at} is the name of another declared pool (${owner})`));
+        problems2.push(withFile(pool.file, line, `${at3} is the name of another declared pool (${owner})`));
       } else if (claimant !== void 0) {
-        problems2.push(withFile(pool.file, line, `${at} is also claimed by ${claimant}; only one pool can be renamed from it`));
+        problems2.push(withFile(pool.file, line, `${at3} is also claimed by ${claimant}; only one pool can be renamed from it`));
       }
       claimedBy.set(previous, claimant ?? pool.file);
     }
@@ -64580,7 +63397,7 @@ var init_pools = __esm({
 
 // src/declared/walk.ts
 import { readdirSync, readlinkSync, realpathSync as realpathSync2, statSync } from "node:fs";
-import path9 from "node:path";
+import path11 from "node:path";
 async function walkSource(folders, options) {
   const walked = { files: [], problems: [], warnings: [] };
   const seen = /* @__PURE__ */ new Map([[options.realRoot, "."]]);
@@ -64588,7 +63405,7 @@ async function walkSource(folders, options) {
   let entries = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
-    const startAbs = rules.start === "" ? options.root : path9.join(options.root, ...rules.start.split("/"));
+    const startAbs = rules.start === "" ? options.root : path11.join(options.root, ...rules.start.split("/"));
     const start = inspect(options, rules, { rel: rules.start, abs: startAbs, real: startAbs, dirent: null }, walked);
     if (start === null || !start.isDirectory) continue;
     const stack = [{ rel: rules.start, abs: start.abs, real: start.real, depth: 0 }];
@@ -64610,7 +63427,7 @@ async function walkSource(folders, options) {
         if (entries > options.limits.maxEntries) return overLimit2(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
         const rel = folder.rel === "" ? dirent.name : `${folder.rel}/${dirent.name}`;
-        const entry = { rel, abs: path9.join(folder.abs, dirent.name), real: path9.join(folder.real, dirent.name), dirent };
+        const entry = { rel, abs: path11.join(folder.abs, dirent.name), real: path11.join(folder.real, dirent.name), dirent };
         const found = inspect(options, rules, entry, walked);
         if (found === null || !found.isDirectory) continue;
         if (folder.depth >= rules.maxDepth) continue;
@@ -64687,7 +63504,89 @@ var init_walk = __esm({
     init_read_file();
     init_turns();
     DEFAULT_WALK_LIMITS = { maxDirectories: 5e4, maxEntries: 5e5 };
-    YIELD_EVERY = 500;
+    YIELD_EVERY = 100;
+  }
+});
+
+// src/declared/set-config.ts
+import path12 from "node:path";
+async function readSetConfig(rel, text2, files, read = () => null) {
+  const config = { policies: [], modules: [] };
+  let blocks3;
+  try {
+    blocks3 = await parseHcl(path12.posix.basename(rel), text2);
+  } catch (error) {
+    if (!(error instanceof HclSyntaxError)) throw error;
+    return { config, problems: [error instanceof HclLimitError ? { file: rel, message: `is not read: ${error.message}` } : syntaxProblem(rel, error.message)] };
+  }
+  const problems2 = schemaProblems(rel, text2, blocks3, files, read);
+  const check2 = (what, source) => {
+    const problem = sourceProblem(source, files);
+    if (problem !== null) problems2.push({ file: rel, message: `${what}: ${problem}` });
+    return typeof source === "string" ? source : null;
+  };
+  for (const [name, bodies] of Object.entries(asBlocks(blocks3["policy"]))) {
+    if (!isValidName(name)) problems2.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
+    if (bodies.length > 1) problems2.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
+    const source = bodies[0]?.["source"];
+    const level = bodies[0]?.["enforcement_level"];
+    config.policies.push({ name, source: source === void 0 ? null : check2(`policy "${name}" source`, source), ...typeof level === "string" ? { level } : {} });
+  }
+  const imports = blocks3["import"];
+  for (const type of IMPORT_TYPES) {
+    const declared = imports !== null && typeof imports === "object" ? Array.isArray(imports) ? imports[0]?.[type] : imports[type] : void 0;
+    for (const [name, bodies] of Object.entries(asBlocks(declared))) {
+      const source = check2(`import "${type}" "${name}" source`, bodies[0]?.["source"]);
+      if (source !== null && type === "module") config.modules.push({ name, source });
+    }
+  }
+  for (const [name, bodies] of Object.entries(asBlocks(blocks3["module"]))) {
+    const source = check2(`module "${name}" source`, bodies[0]?.["source"]);
+    if (source !== null) config.modules.push({ name, source });
+  }
+  return { config, problems: problems2 };
+}
+function syntaxProblem(rel, message) {
+  const { first: first2, more } = syntaxDiagnostic(path12.posix.basename(rel), message);
+  const line = /^[^:]+:(\d+),/.exec(first2)?.[1];
+  const text2 = `does not parse as HCL: ${first2}${more > 0 ? ` (${more} more diagnostic${more === 1 ? "" : "s"} follow from it)` : ""}`;
+  return line === void 0 ? { file: rel, message: text2 } : { file: rel, line: Number(line), message: text2 };
+}
+function schemaProblems(rel, text2, document2, files, read) {
+  const kind = SET_CONFIG_FILES[path12.posix.basename(rel)] ?? "native";
+  const local = (source) => sourceProblem(source, files) === null ? read(path12.posix.normalize(source.replaceAll("\\", "/"))) : null;
+  const found = checkSetConfigSchema(text2, kind, configFacts(document2, local));
+  const problems2 = found.slice(0, MAX_CONFIG_DIAGNOSTICS).map((d) => ({ file: rel, line: d.line, message: `${d.message} (column ${d.column})` }));
+  if (found.length > MAX_CONFIG_DIAGNOSTICS) problems2.push({ file: rel, message: `and ${found.length - MAX_CONFIG_DIAGNOSTICS} more problems of the same kind` });
+  return problems2;
+}
+function asBlocks(value2) {
+  if (Array.isArray(value2)) return asBlocks(value2[0]);
+  if (value2 === null || typeof value2 !== "object") return {};
+  const blocks3 = {};
+  for (const [label, bodies] of Object.entries(value2)) {
+    blocks3[label] = Array.isArray(bodies) ? bodies.filter((b3) => b3 !== null && typeof b3 === "object") : [];
+  }
+  return blocks3;
+}
+function sourceProblem(source, files) {
+  if (typeof source !== "string" || source === "") return "must be the path of a file of the set's folder";
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(source) || source.includes("::")) return `"${source}" is a remote location; the set's files must be in its folder`;
+  if (source.startsWith("/") || /^[A-Za-z]:[\\/]/.test(source)) return `"${source}" is an absolute path; name the file relative to the set's folder`;
+  if (source.split(/[\\/]/).includes("..")) return `"${source}" goes through ..; every file of a set must be inside its folder`;
+  const normal = path12.posix.normalize(source.replaceAll("\\", "/"));
+  if (!files.has(normal)) return `"${source}" is not a file of the set's folder (missing, a link out of the folder, or left out by .syncignore or the built-in rules)`;
+  return null;
+}
+var SET_CONFIG_FILES, IMPORT_TYPES;
+var init_set_config = __esm({
+  "src/declared/set-config.ts"() {
+    "use strict";
+    init_resource_names();
+    init_hcl();
+    init_set_config_schema();
+    SET_CONFIG_FILES = { "sentinel.hcl": "native", "native.hcl": "native", "policies.hcl": "opa" };
+    IMPORT_TYPES = ["module", "static", "plugin"];
   }
 });
 
@@ -65490,14 +64389,14 @@ var require_streamx = __commonJS({
         return data;
       }
       unshift(data) {
-        const pending = [this.map !== null ? this.map(data) : data];
-        while (this.buffered > 0) pending.push(this.shift());
-        for (let i2 = 0; i2 < pending.length - 1; i2++) {
-          const data2 = pending[i2];
+        const pending2 = [this.map !== null ? this.map(data) : data];
+        while (this.buffered > 0) pending2.push(this.shift());
+        for (let i2 = 0; i2 < pending2.length - 1; i2++) {
+          const data2 = pending2[i2];
           this.buffered += this.byteLength(data2);
           this.queue.push(data2);
         }
-        this.push(pending[pending.length - 1]);
+        this.push(pending2[pending2.length - 1]);
       }
       read() {
         const stream = this.stream;
@@ -66013,8 +64912,8 @@ var require_streamx = __commonJS({
       static drained(ws) {
         if (ws.destroyed) return Promise.resolve(false);
         const state = ws._writableState;
-        const pending = isWritev(ws) ? Math.min(1, state.queue.length) : state.queue.length;
-        const writes = pending + (ws._duplexState & WRITE_WRITING ? 1 : 0);
+        const pending2 = isWritev(ws) ? Math.min(1, state.queue.length) : state.queue.length;
+        const writes = pending2 + (ws._duplexState & WRITE_WRITING ? 1 : 0);
         if (writes === 0) return Promise.resolve(true);
         if (state.drains === null) state.drains = [];
         return new Promise((resolve4) => {
@@ -66856,7 +65755,7 @@ var require_extract = __commonJS({
 // node_modules/tar-stream/constants.js
 var require_constants8 = __commonJS({
   "node_modules/tar-stream/constants.js"(exports, module) {
-    var constants3 = {
+    var constants4 = {
       // just for envs without fs
       S_IFMT: 61440,
       S_IFDIR: 16384,
@@ -66866,9 +65765,9 @@ var require_constants8 = __commonJS({
       S_IFLNK: 40960
     };
     try {
-      module.exports = __require("fs").constants || constants3;
+      module.exports = __require("fs").constants || constants4;
     } catch {
-      module.exports = constants3;
+      module.exports = constants4;
     }
   }
 });
@@ -66878,7 +65777,7 @@ var require_pack = __commonJS({
   "node_modules/tar-stream/pack.js"(exports, module) {
     var { Readable: Readable3, Writable, getStreamError } = require_streamx();
     var b4a = require_b4a();
-    var constants3 = require_constants8();
+    var constants4 = require_constants8();
     var headers = require_headers2();
     var DMODE = 493;
     var FMODE = 420;
@@ -67081,16 +65980,16 @@ var require_pack = __commonJS({
       return new Pack(opts);
     };
     function modeToType(mode) {
-      switch (mode & constants3.S_IFMT) {
-        case constants3.S_IFBLK:
+      switch (mode & constants4.S_IFMT) {
+        case constants4.S_IFBLK:
           return "block-device";
-        case constants3.S_IFCHR:
+        case constants4.S_IFCHR:
           return "character-device";
-        case constants3.S_IFDIR:
+        case constants4.S_IFDIR:
           return "directory";
-        case constants3.S_IFIFO:
+        case constants4.S_IFIFO:
           return "fifo";
-        case constants3.S_IFLNK:
+        case constants4.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -67116,107 +66015,347 @@ var require_tar_stream = __commonJS({
 });
 
 // src/declared/set-archive.ts
+import { once } from "node:events";
+import { closeSync as closeSync2 } from "node:fs";
 import { createHash as createHash4 } from "node:crypto";
-import { gzipSync } from "node:zlib";
-async function packSet(files) {
-  const sorted2 = [...files].sort((a, b3) => a.path < b3.path ? -1 : a.path > b3.path ? 1 : 0);
+import { createGzip } from "node:zlib";
+function estimateTarBytes(sizes) {
+  let total = 2 * BLOCK2;
+  for (const size of sizes) total += BLOCK2 + Math.ceil(size / BLOCK2) * BLOCK2;
+  return total;
+}
+function byArchivePath(files) {
+  return [...files].sort((a, b3) => a.path < b3.path ? -1 : a.path > b3.path ? 1 : 0);
+}
+async function packSet(files, place2) {
   const pack = import_tar_stream.default.pack();
+  const gzip = createGzip({ level: 9 });
   const chunks = [];
-  const done = new Promise((resolve4, reject) => {
-    pack.on("data", (chunk) => chunks.push(chunk));
-    pack.on("end", () => resolve4());
-    pack.on("error", reject);
+  let gzipBytes = 0;
+  gzip.on("data", (chunk) => {
+    gzipBytes += chunk.length;
+    if (gzipBytes <= place2.maxGzipBytes) chunks.push(chunk);
   });
-  for (const file of sorted2) {
-    const header3 = { name: file.path, size: file.bytes.length, mode: 420, mtime: FIXED_TIME, uid: 0, gid: 0, uname: "", gname: "", type: "file" };
-    await new Promise((resolve4, reject) => pack.entry(header3, Buffer.from(file.bytes), (error) => error ? reject(error) : resolve4()));
+  const finished = once(gzip, "end");
+  pack.pipe(gzip);
+  const digest = createHash4("sha256");
+  const packed = [];
+  const turn = turnTaker(YIELD_EVERY2);
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (const file of byArchivePath(files)) {
+    await turn();
+    const wrote = await packFile(pack, file, place2, buffer);
+    if ("problem" in wrote) return stop(pack, gzip, [wrote.problem]);
+    packed.push({ path: file.path, sha256: wrote.sha256, size: wrote.size });
+    digest.update(`${wrote.sha256}  ${file.path}
+`);
+    if (gzipBytes > place2.maxGzipBytes) return stop(pack, gzip, [overCap(place2, gzipBytes)]);
   }
   pack.finalize();
-  await done;
-  const tarBytes = Buffer.concat(chunks);
-  const gzip = gzipSync(tarBytes, { level: 9 });
-  gzip[GZIP_OS_OFFSET] = GZIP_OS_UNIX;
-  return {
-    gzip,
-    digest: createHash4("sha256").update(tarBytes).digest("hex"),
-    files: sorted2.map((f2) => ({ path: f2.path, sha256: createHash4("sha256").update(f2.bytes).digest("hex"), size: f2.bytes.length }))
-  };
+  await finished;
+  if (gzipBytes > place2.maxGzipBytes) return { problems: [overCap(place2, gzipBytes)] };
+  const packedGzip = Buffer.concat(chunks);
+  packedGzip[GZIP_OS_OFFSET] = GZIP_OS_UNIX;
+  return { archive: { gzip: packedGzip, digest: digest.digest("hex"), files: packed } };
 }
-var import_tar_stream, FIXED_TIME, GZIP_OS_OFFSET, GZIP_OS_UNIX;
+function overCap(place2, bytes) {
+  return { file: place2.folder, message: `packs to more than ${place2.maxGzipBytes} bytes (${bytes} so far); a policy set's archive may be at most ${place2.maxGzipBytes} bytes` };
+}
+function stop(pack, gzip, problems2) {
+  pack.destroy();
+  gzip.destroy();
+  return { problems: problems2 };
+}
+async function packFile(pack, file, place2, buffer) {
+  const opened = openSourceFile(place2.realRoot, file.rel, file.abs, Number.MAX_SAFE_INTEGER, file.real);
+  if ("problem" in opened) return opened;
+  try {
+    if (!isInside(place2.realFolder, file.real)) return { problem: { file: file.rel, message: `resolves outside the policy set's folder ${place2.folder}` } };
+    if (opened.size !== file.size) return { problem: changed(file) };
+    const header3 = { name: file.path, size: opened.size, mode: 420, mtime: FIXED_TIME, uid: 0, gid: 0, uname: "", gname: "", type: "file" };
+    let entry;
+    const done = new Promise((resolve4, reject) => {
+      entry = pack.entry(header3, (error) => error ? reject(error) : resolve4());
+    });
+    done.catch(() => void 0);
+    const scan = createCodeScan();
+    for (let length = buffer.length, total = 0; length === buffer.length; ) {
+      length = fillFrom(opened.fd, buffer);
+      total += length;
+      if (total > opened.size) return { problem: changed(file) };
+      if (length === 0) break;
+      const chunk = Buffer.from(buffer.subarray(0, length));
+      scan.update(chunk);
+      if (!entry.write(chunk)) await once(entry, "drain");
+    }
+    const scanned = scan.finish();
+    if (scanned.bytes !== opened.size) return { problem: changed(file) };
+    entry.end();
+    await done;
+    return { sha256: scanned.utf8 ? scanned.codeDigest : scanned.fileSha256, size: scanned.bytes };
+  } finally {
+    closeSync2(opened.fd);
+  }
+}
+function changed(file) {
+  return { file: file.rel, message: "changed while it was packed; plan again" };
+}
+var import_tar_stream, FIXED_TIME, GZIP_OS_OFFSET, GZIP_OS_UNIX, BLOCK2, CHUNK_BYTES, YIELD_EVERY2;
 var init_set_archive = __esm({
   "src/declared/set-archive.ts"() {
     "use strict";
     import_tar_stream = __toESM(require_tar_stream(), 1);
+    init_code_content();
+    init_read_file();
+    init_turns();
     FIXED_TIME = new Date(Date.UTC(2e3, 0, 1));
     GZIP_OS_OFFSET = 9;
     GZIP_OS_UNIX = 3;
+    BLOCK2 = 512;
+    CHUNK_BYTES = 65536;
+    YIELD_EVERY2 = 16;
   }
 });
 
-// src/declared/set-config.ts
-import path10 from "node:path";
-async function readSetConfig(rel, text2, files) {
-  const config = { policies: [], modules: [] };
-  let blocks2;
+// src/declared/set-content.ts
+import { realpathSync as realpathSync3 } from "node:fs";
+import path13 from "node:path";
+async function readSetContent(entry, realRoot) {
+  const files = entry.files.map((f2) => ({ path: f2.rel.slice(entry.folder.length + 1), rel: f2.rel, abs: f2.abs, real: f2.real, size: f2.size }));
+  const tarBytes = estimateTarBytes(files.map((f2) => f2.size));
+  if (files.length > MAX_SET_FILES) return refused(entry.folder, `holds ${files.length} files; a policy set's folder may hold at most ${MAX_SET_FILES}. Leave files out with .syncignore`);
+  if (tarBytes > MAX_SET_TAR_BYTES) {
+    return refused(entry.folder, `would pack to a ${tarBytes}-byte tar (512 bytes a file plus its size rounded up to 512); a policy set's may be at most ${MAX_SET_TAR_BYTES} bytes (32 MiB). Leave files out with .syncignore`);
+  }
+  const read = readSourceFile(realRoot, entry.config.rel, entry.config.abs, MAX_HCL_BYTES, entry.config.real);
+  const text2 = "problem" in read ? read : decodeText(entry.config.rel, read.bytes);
+  if ("problem" in text2) return { content: null, problems: [text2.problem] };
+  const checked = await readSetConfig(entry.config.rel, text2.text, new Set(files.map((f2) => f2.path)), (file) => policyText(files, file, realRoot));
+  if (checked.problems.length > 0) return { content: null, problems: checked.problems };
+  let realFolder;
   try {
-    blocks2 = await parseHcl(path10.posix.basename(rel), text2);
+    realFolder = realpathSync3.native(path13.join(realRoot, ...entry.folder.split("/")));
   } catch (error) {
-    if (!(error instanceof HclSyntaxError)) throw error;
-    return { config, problems: [{ file: rel, message: `does not parse as HCL: ${error.message}` }] };
+    return { content: null, problems: [unreadable(entry.folder, error)] };
   }
-  const problems2 = [];
-  const check2 = (what, source) => {
-    const problem = sourceProblem(source, files);
-    if (problem !== null) problems2.push({ file: rel, message: `${what}: ${problem}` });
-    return typeof source === "string" ? source : null;
+  const packed = await packSet(files, { realRoot, realFolder, folder: entry.folder, maxGzipBytes: MAX_SET_ARCHIVE_BYTES });
+  if ("problems" in packed) return { content: null, problems: packed.problems };
+  const { archive } = packed;
+  return {
+    content: {
+      folder: entry.folder,
+      root: realRoot,
+      configFile: path13.posix.basename(entry.config.rel),
+      digest: archive.digest,
+      bytes: archive.gzip.length,
+      files: archive.files,
+      policies: checked.config.policies.length,
+      modules: checked.config.modules.length,
+      levels: checked.config.policies.map((p2) => ({ name: p2.name, level: p2.level ?? "advisory" }))
+    },
+    problems: []
   };
-  for (const [name, bodies] of Object.entries(asBlocks(blocks2["policy"]))) {
-    if (!isValidName(name)) problems2.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
-    if (bodies.length > 1) problems2.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
-    const source = bodies[0]?.["source"];
-    config.policies.push({ name, source: source === void 0 ? null : check2(`policy "${name}" source`, source) });
-  }
-  const imports = blocks2["import"];
-  const modules = imports !== null && typeof imports === "object" ? Array.isArray(imports) ? imports[0]?.["module"] : imports["module"] : void 0;
-  for (const [name, bodies] of Object.entries(asBlocks(modules))) {
-    const source = check2(`import "module" "${name}" source`, bodies[0]?.["source"]);
-    if (source !== null) config.modules.push({ name, source });
-  }
-  return { config, problems: problems2 };
 }
-function asBlocks(value2) {
-  if (Array.isArray(value2)) return asBlocks(value2[0]);
-  if (value2 === null || typeof value2 !== "object") return {};
-  const blocks2 = {};
-  for (const [label, bodies] of Object.entries(value2)) {
-    blocks2[label] = Array.isArray(bodies) ? bodies.filter((b3) => b3 !== null && typeof b3 === "object") : [];
-  }
-  return blocks2;
+function refused(folder, message) {
+  return { content: null, problems: [{ file: folder, message }] };
 }
-function sourceProblem(source, files) {
-  if (typeof source !== "string" || source === "") return "must be the path of a file of the set's folder";
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(source) || source.includes("::")) return `"${source}" is a remote location; the set's files must be in its folder`;
-  if (source.startsWith("/") || /^[A-Za-z]:[\\/]/.test(source)) return `"${source}" is an absolute path; name the file relative to the set's folder`;
-  if (source.split(/[\\/]/).includes("..")) return `"${source}" goes through ..; every file of a set must be inside its folder`;
-  const normal = path10.posix.normalize(source.replaceAll("\\", "/"));
-  if (!files.has(normal)) return `"${source}" is not a file of the set's folder (missing, a link out of the folder, or left out by .syncignore or the built-in rules)`;
-  return null;
+function policyText(files, file, realRoot) {
+  const found = files.find((f2) => f2.path === file);
+  if (found === void 0) return null;
+  const read = readSourceFile(realRoot, found.rel, found.abs, MAX_CODE_BYTES, found.real);
+  return "problem" in read ? null : Buffer.from(read.bytes).toString("utf8");
 }
-var SET_CONFIG_FILES;
-var init_set_config = __esm({
-  "src/declared/set-config.ts"() {
+var MAX_SET_FILES, MAX_SET_TAR_BYTES, MAX_SET_ARCHIVE_BYTES;
+var init_set_content = __esm({
+  "src/declared/set-content.ts"() {
     "use strict";
-    init_resource_names();
     init_hcl();
-    SET_CONFIG_FILES = { "sentinel.hcl": "native", "native.hcl": "native", "policies.hcl": "opa" };
+    init_model();
+    init_read_file();
+    init_set_archive();
+    init_set_config();
+    MAX_SET_FILES = 5e3;
+    MAX_SET_TAR_BYTES = 32 * 1024 * 1024;
+    MAX_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
+  }
+});
+
+// src/declared/set-files.ts
+import { readlinkSync as readlinkSync2, realpathSync as realpathSync4 } from "node:fs";
+import path14 from "node:path";
+async function ownSetFiles(folders, files, realRoot, filter) {
+  const turn = turnTaker(YIELD_EVERY3);
+  const own = [];
+  const problems2 = [];
+  for (const folder of folders) {
+    const inside = files.filter((f2) => f2.rel.startsWith(`${folder}/`));
+    let realFolder;
+    try {
+      realFolder = realpathSync4.native(path14.join(realRoot, ...folder.split("/")));
+    } catch (error) {
+      problems2.push(unreadable(folder, error));
+      continue;
+    }
+    const links = [];
+    for (const file of inside) {
+      await turn();
+      if (!isInside(realFolder, file.real)) {
+        if (links.some((link2) => file.rel.startsWith(`${link2}/`))) continue;
+        const link = leavingLink(folder, file.rel, realRoot, realFolder);
+        links.push(link);
+        problems2.push({ file: link, message: `is a symbolic link to ${linkTarget(realRoot, link)}, outside the policy set's folder ${folder}; a set holds only its own files: move the target into the folder` });
+        continue;
+      }
+      const realRel = path14.relative(realRoot, file.real).split(path14.sep).join("/");
+      const realInFolder = path14.relative(realFolder, file.real).split(path14.sep).join("/");
+      const settingsLink = realInFolder === SET_SETTINGS_FILE && file.rel !== `${folder}/${SET_SETTINGS_FILE}`;
+      if (settingsLink || filter.isIgnored(realRel, false)) continue;
+      own.push(file);
+    }
+  }
+  return { files: own, problems: problems2 };
+}
+function leavingLink(folder, rel, root, realFolder) {
+  const segments = rel.slice(folder.length + 1).split("/");
+  for (let length = 1; length < segments.length; length += 1) {
+    const prefix = `${folder}/${segments.slice(0, length).join("/")}`;
+    try {
+      if (!isInside(realFolder, realpathSync4.native(path14.join(root, ...prefix.split("/"))))) return prefix;
+    } catch {
+      return prefix;
+    }
+  }
+  return rel;
+}
+function linkTarget(root, link) {
+  try {
+    return readlinkSync2(path14.join(root, ...link.split("/")));
+  } catch {
+    return "a path out of it";
+  }
+}
+var YIELD_EVERY3, SET_SETTINGS_FILE;
+var init_set_files = __esm({
+  "src/declared/set-files.ts"() {
+    "use strict";
+    init_read_file();
+    init_turns();
+    YIELD_EVERY3 = 100;
+    SET_SETTINGS_FILE = "policy-set.yaml";
+  }
+});
+
+// src/declared/sensitive-values.ts
+import { closeSync as closeSync3, constants as constants2, fstatSync as fstatSync3, openSync as openSync2, readSync as readSync2, realpathSync as realpathSync5 } from "node:fs";
+import path15 from "node:path";
+function sensitiveFrom(ref2) {
+  return ref2.env !== void 0 ? `env:${ref2.env}` : `file:${ref2.file ?? ""}`;
+}
+function readSensitive(from, context) {
+  const allowance = context.allowance ?? NO_PARAMETERS;
+  if (from.startsWith("env:")) return fromEnv(from.slice(4), allowance, context);
+  return fromFile(from.slice(5), allowance, context);
+}
+function fromEnv(name, allowance, { env, allowedOnly }) {
+  const refusal = envRefusal(name, allowance);
+  if (refusal !== null) return { problem: refusal };
+  if (allowedOnly === true) return { value: null };
+  const value2 = env[name];
+  return value2 === void 0 || value2 === "" ? { problem: `the environment variable ${name} is not set` } : { value: value2 };
+}
+function fromFile(written, allowance, { realRoot, allowedOnly }) {
+  const what = "its file";
+  if (allowance.files === null) return { problem: `${what} is not allowed: ${NO_FOLDER}` };
+  const target = path15.resolve(allowance.files, written);
+  if (isNeverReadable(target, allowance)) return { problem: `${what} is one this tool never lets a parameter read` };
+  if (!isUnder(target, path15.resolve(allowance.files))) return { problem: `${what} is outside the folder the operator allows (--parameter-files)` };
+  if (allowedOnly === true) return { value: null };
+  const folder = realOf(allowance.files);
+  const real = realOf(target);
+  if (folder === null) return { problem: `${what} cannot be read: the folder the operator allows (--parameter-files) cannot be read` };
+  if (real === null) return { problem: `${what} cannot be read: no such file in the folder the operator allows` };
+  if (isNeverReadable(real, allowance)) return { problem: `${what} leads to a file this tool never lets a parameter read` };
+  if (!isUnder(real, folder)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
+  if (realRoot !== null && isUnder(real, realRoot)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
+  const read = readRegularFile(real);
+  return "problem" in read ? { problem: `${what} ${read.problem}` } : read;
+}
+function realOf(file) {
+  try {
+    return realpathSync5(file);
+  } catch {
+    return null;
+  }
+}
+function readRegularFile(real) {
+  let fd;
+  try {
+    fd = openSync2(real, constants2.O_RDONLY | constants2.O_NONBLOCK | constants2.O_NOFOLLOW);
+  } catch (error) {
+    return { problem: `cannot be read (${error.code ?? "unreadable"})` };
+  }
+  try {
+    const stat5 = fstatSync3(fd);
+    if (!stat5.isFile()) return { problem: "is not a regular file; a sensitive value is read only from one" };
+    if (stat5.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+    const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
+    let length = 0;
+    for (let got = -1; got !== 0 && length < buffer.length; length += got) got = readSync2(fd, buffer, length, buffer.length - length, null);
+    if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+    return { value: buffer.subarray(0, length).toString("utf8").replace(/\r?\n$/, "") };
+  } catch (error) {
+    return { problem: `cannot be read (${error.code ?? "unreadable"})` };
+  } finally {
+    closeSync3(fd);
+  }
+}
+var MAX_PARAMETER_FILE_BYTES;
+var init_sensitive_values = __esm({
+  "src/declared/sensitive-values.ts"() {
+    "use strict";
+    init_parameter_allowance();
+    MAX_PARAMETER_FILE_BYTES = 65536;
+  }
+});
+
+// src/declared/set-parameters.ts
+function readParameters(raw, file, lineOf, context) {
+  if (raw === void 0 || raw === null || typeof raw !== "object") return { parameters: null, problems: [] };
+  const parameters = [];
+  const problems2 = [];
+  for (const [key, value2] of Object.entries(raw).sort(([a], [b3]) => a < b3 ? -1 : 1)) {
+    if (value2 === null || typeof value2 !== "object") {
+      parameters.push({ key, value: String(value2), sensitive: false, from: null });
+      continue;
+    }
+    const from = sensitiveFrom(value2);
+    const read = readSensitive(from, context);
+    if ("problem" in read) problems2.push(withFile(file, lineOf(key), `parameters.${key}: ${read.problem}`));
+    else parameters.push({ key, value: read.value, sensitive: true, from });
+  }
+  learnSecrets(parameters.flatMap((p2) => p2.sensitive && p2.value !== null ? [p2.value] : []));
+  return { parameters, problems: problems2 };
+}
+function sensitiveValue(from, context) {
+  const read = readSensitive(from, { ...context, allowedOnly: false });
+  if ("problem" in read) throw new Error(read.problem);
+  if (read.value === null) throw new Error(`${from} was not read`);
+  learnSecrets([read.value]);
+  return read.value;
+}
+var init_set_parameters = __esm({
+  "src/declared/set-parameters.ts"() {
+    "use strict";
+    init_redact();
+    init_sensitive_values();
+    init_settings_file();
   }
 });
 
 // src/declared/policy-sets.ts
-import { readFileSync as readFileSync4, realpathSync as realpathSync3 } from "node:fs";
-import path11 from "node:path";
+import path16 from "node:path";
 function setFolders(files) {
-  const all = [...new Set(files.filter((f2) => path11.posix.basename(f2.rel) in SET_CONFIG_FILES).map((f2) => path11.posix.dirname(f2.rel)))].sort();
+  const all = [...new Set(files.filter((f2) => path16.posix.basename(f2.rel) in SET_CONFIG_FILES).map((f2) => path16.posix.dirname(f2.rel)))].sort();
   const folders = [];
   const problems2 = [];
   for (const folder of all) {
@@ -67225,100 +66364,92 @@ function setFolders(files) {
     else problems2.push({ file: folder, message: `holds a policy set's config file inside the policy set of ${outer}; sets cannot be nested` });
   }
   for (const folder of folders) {
-    const configs = files.filter((f2) => path11.posix.dirname(f2.rel) === folder && path11.posix.basename(f2.rel) in SET_CONFIG_FILES);
-    if (configs.length > 1) problems2.push({ file: folder, message: `holds ${configs.map((f2) => path11.posix.basename(f2.rel)).join(" and ")}; a policy set has one config file` });
+    const configs = files.filter((f2) => path16.posix.dirname(f2.rel) === folder && path16.posix.basename(f2.rel) in SET_CONFIG_FILES);
+    if (configs.length > 1) problems2.push({ file: folder, message: `holds ${configs.map((f2) => path16.posix.basename(f2.rel)).join(" and ")}; a policy set has one config file` });
   }
   return { folders, problems: problems2 };
 }
 function inFolder(rel, folders) {
   return folders.some((folder) => rel.startsWith(`${folder}/`));
 }
-async function readPolicySets(folders, files, yamlFiles, realRoot, env) {
+async function readPolicySets(folders, files, yamlFiles, realRoot, context) {
   const sets = [];
   const problems2 = [];
   for (const folder of folders) {
     const inside = files.filter((f2) => f2.rel.startsWith(`${folder}/`));
-    const config = inside.find((f2) => path11.posix.dirname(f2.rel) === folder && path11.posix.basename(f2.rel) in SET_CONFIG_FILES);
+    const config = inside.find((f2) => path16.posix.dirname(f2.rel) === folder && path16.posix.basename(f2.rel) in SET_CONFIG_FILES);
+    if (config === void 0) {
+      problems2.push({ file: folder, message: "its config file is not one of the set's own files (a symbolic link out of the folder, or to a path .syncignore or the built-in rules leave out)" });
+      continue;
+    }
     const settings2 = inside.find((f2) => f2.rel === `${folder}/${SET_SETTINGS_FILE}`) ?? null;
-    const read = await readVersionedSet({ folder, config, settings: settings2, files: inside.filter((f2) => f2 !== settings2) }, realRoot, env);
+    const read = await readVersionedSet({ folder, config, settings: settings2, files: inside.filter((f2) => f2 !== settings2) }, realRoot, context);
     problems2.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
   for (const file of yamlFiles) {
-    const read = readYamlSet(file, realRoot, env);
+    const read = readYamlSet(file, realRoot, context);
     problems2.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
   problems2.push(...duplicateSetNames(sets));
   return { sets: sets.sort(byName), problems: problems2 };
 }
-async function readVersionedSet(entry, realRoot, env) {
-  const kind = SET_CONFIG_FILES[path11.posix.basename(entry.config.rel)];
-  const settings2 = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot);
+async function readVersionedSet(entry, realRoot, context) {
+  const kind = SET_CONFIG_FILES[path16.posix.basename(entry.config.rel)];
+  const settings2 = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems2 = [...settings2.problems];
-  if (settings2.values["kind"] !== void 0) problems2.push({ file: entry.settings.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path11.posix.basename(entry.config.rel)})` });
-  const total = entry.files.reduce((sum, f2) => sum + f2.size, 0);
-  if (total > MAX_SET_FILES_BYTES) {
-    problems2.push({ file: entry.folder, message: `holds ${total} bytes of files; a policy set's folder may hold at most ${MAX_SET_FILES_BYTES} bytes (100 MiB). Leave files out with .syncignore` });
-    return { set: null, problems: problems2 };
-  }
-  const archiveFiles = [];
-  for (const file of entry.files) {
-    const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real);
-    if ("problem" in read) problems2.push(read.problem);
-    else archiveFiles.push({ path: file.rel.slice(entry.folder.length + 1), bytes: read.bytes });
-  }
-  const configBytes = archiveFiles.find((f2) => `${entry.folder}/${f2.path}` === entry.config.rel)?.bytes;
-  const text2 = configBytes === void 0 ? null : decodeText(entry.config.rel, configBytes);
-  if (text2 === null || "problem" in text2) return { set: null, problems: text2 === null ? problems2 : [...problems2, text2.problem] };
-  const checked = await readSetConfig(entry.config.rel, text2.text, new Set(archiveFiles.map((f2) => f2.path)));
-  problems2.push(...checked.problems);
-  if (problems2.length > 0) return { set: null, problems: problems2 };
-  const archive = await packSet(archiveFiles);
-  if (archive.gzip.length > MAX_SET_ARCHIVE_BYTES) {
-    problems2.push({ file: entry.folder, message: `packs to ${archive.gzip.length} bytes; a policy set's archive may be at most ${MAX_SET_ARCHIVE_BYTES} bytes (20 MiB)` });
-    return { set: null, problems: problems2 };
-  }
-  const name = typeof settings2.values["name"] === "string" ? settings2.values["name"] : path11.posix.basename(entry.folder);
-  if (!isValidName(name)) return { set: null, problems: [{ file: entry.folder, message: `"${name}" is not a valid policy set name; ${NAME_RULE} (name it in ${SET_SETTINGS_FILE})` }] };
-  const content = {
+  if (settings2.values["kind"] !== void 0) problems2.push({ file: entry.settings.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path16.posix.basename(entry.config.rel)})` });
+  const read = await readSetContent(entry, realRoot);
+  problems2.push(...read.problems);
+  if (problems2.length > 0 || read.content === null) return { set: null, problems: problems2 };
+  const where = {
+    file: entry.settings?.rel ?? entry.folder,
+    settingsFile: entry.settings?.rel ?? null,
     folder: entry.folder,
-    root: realRoot,
-    configFile: path11.posix.basename(entry.config.rel),
-    digest: archive.digest,
-    bytes: archive.gzip.length,
-    files: archive.files,
-    policies: checked.config.policies.length,
-    modules: checked.config.modules.length
+    defaultName: path16.posix.basename(entry.folder)
   };
-  const parameters = readParameters(settings2.values["parameters"], entry.settings?.rel ?? entry.folder, realRoot, env);
-  if (parameters.parameters !== null && kind === "opa") parameters.problems.push({ file: entry.settings.rel, message: "parameters are for the native kind only; an opa set takes none" });
-  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings2.values, parameters.parameters), content }, problems: problems2 };
+  return finishSet(where, kind, settings2, read.content, context);
 }
-function readYamlSet(file, realRoot, env) {
+function readYamlSet(file, realRoot, context) {
   const settings2 = readSettings(file, realRoot);
   if (settings2.problems.length > 0) return { set: null, problems: settings2.problems };
-  const stem = path11.posix.basename(file.rel, ".yaml");
-  const name = typeof settings2.values["name"] === "string" ? settings2.values["name"] : stem;
-  if (!isValidName(name)) return { set: null, problems: [{ file: file.rel, message: `"${name}" is not a valid policy set name; ${NAME_RULE}` }] };
   const kind = settings2.values["kind"] === "opa" ? "opa" : "native";
-  const parameters = readParameters(settings2.values["parameters"], file.rel, realRoot, env);
-  if (parameters.parameters !== null && kind === "opa") parameters.problems.push({ file: file.rel, message: "parameters are for the native kind only; an opa set takes none" });
-  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, file.rel, settings2.values, parameters.parameters), content: null }, problems: [] };
+  const where = { file: file.rel, settingsFile: file.rel, folder: null, defaultName: path16.posix.basename(file.rel, ".yaml") };
+  return finishSet(where, kind, settings2, null, context);
 }
-function readSettings(file, realRoot) {
+function finishSet(where, kind, settings2, content, context) {
+  const name = typeof settings2.values["name"] === "string" ? settings2.values["name"] : where.defaultName;
+  if (!isValidName(name)) {
+    const hint = where.folder === null ? "" : ` (name it in ${SET_SETTINGS_FILE})`;
+    return { set: null, problems: [{ file: where.folder ?? where.file, message: `"${name}" is not a valid policy set name; ${NAME_RULE}${hint}` }] };
+  }
+  const parameters = readParameters(settings2.values["parameters"], where.file, (key) => settings2.lineOf(["parameters", key]), context);
+  if (parameters.parameters !== null && kind === "opa") parameters.problems.push({ file: where.file, message: "parameters are for the native kind only; an opa set takes none" });
+  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
+  const set = { ...setSettings(name, kind, where.settingsFile, settings2.values, parameters.parameters), content };
+  return { set: settings2.lines === void 0 ? set : { ...set, lines: settings2.lines }, problems: [] };
+}
+function readSettings(file, realRoot, configKind) {
   const text2 = readYamlText(file, realRoot);
-  if ("problem" in text2) return { values: {}, problems: [text2.problem] };
+  if ("problem" in text2) return { ...NO_SETTINGS, problems: [text2.problem] };
   const parsed = readSettingsFile(file.rel, text2.text, "policy-set");
   const values = parsed.settings ?? {};
   const problems2 = [...parsed.problems];
+  const lineOf = (key) => parsed.doc?.lineOfKey(key);
   const hasScope = ["workspaces", "projects"].some((key) => Array.isArray(values[key]) && values[key].length > 0);
   if (values["global"] === true && hasScope) {
-    problems2.push(withFile(file.rel, parsed.doc?.lineOfKey(["global"]), "global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global"));
+    problems2.push(withFile(file.rel, lineOf(["global"]), "global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global"));
   }
-  return { values, problems: problems2 };
+  const kind = configKind ?? (values["kind"] === "opa" ? "opa" : "native");
+  for (const key of agentOnlySettings(values, kind)) {
+    problems2.push(withFile(file.rel, lineOf([key]), `${key} needs agent-enabled: true on ${kind === "opa" ? "an opa" : "a native (Sentinel)"} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
+  }
+  return { values, problems: problems2, lineOf, lines: listLines(parsed.doc, SCOPE_KEYS) };
+}
+function agentOnlySettings(values, kind) {
+  if (values["agent-enabled"] === true) return [];
+  return (kind === "opa" ? ["policy-tool-version"] : ["overridable", "policy-tool-version"]).filter((key) => values[key] !== void 0 && values[key] !== null);
 }
 function setSettings(name, kind, settingsFile, values, parameters) {
   const flag3 = (key) => typeof values[key] === "boolean" ? values[key] : null;
@@ -67348,98 +66479,60 @@ function duplicateSetNames(sets) {
   }
   return problems2;
 }
-function readParameters(raw, file, realRoot, env) {
-  if (raw === void 0 || raw === null || typeof raw !== "object") return { parameters: null, problems: [] };
-  const parameters = [];
-  const problems2 = [];
-  for (const [key, value2] of Object.entries(raw).sort(([a], [b3]) => a < b3 ? -1 : 1)) {
-    if (value2 === null || typeof value2 !== "object") {
-      parameters.push({ key, value: String(value2), sensitive: false, from: null });
-      continue;
-    }
-    const ref = value2;
-    const read = ref.env !== void 0 ? fromEnv(ref.env, env) : fromFile(ref.file ?? "", realRoot);
-    if ("problem" in read) problems2.push({ file, message: `parameters.${key}: ${read.problem}` });
-    else parameters.push({ key, value: read.value, sensitive: true, from: ref.env !== void 0 ? `env:${ref.env}` : `file:${ref.file ?? ""}` });
-  }
-  learnSecrets(parameters.flatMap((p2) => p2.sensitive && p2.value !== null ? [p2.value] : []));
-  return { parameters, problems: problems2 };
-}
-function sensitiveValue(from, realRoot, env = process.env) {
-  const read = from.startsWith("env:") ? fromEnv(from.slice(4), env) : fromFile(from.slice(5), realRoot);
-  if ("problem" in read) throw new Error(read.problem);
-  learnSecrets([read.value]);
-  return read.value;
-}
-function fromEnv(name, env) {
-  const value2 = env[name];
-  return value2 === void 0 || value2 === "" ? { problem: `the environment variable ${name} is not set` } : { value: value2 };
-}
-function fromFile(file, realRoot) {
-  if (!path11.isAbsolute(file)) return { problem: `${file} is not an absolute path; a sensitive value's file lives outside the repo` };
-  let real;
-  try {
-    real = realpathSync3(file);
-  } catch {
-    return { problem: `${file} cannot be read` };
-  }
-  if (realRoot !== null && (real === realRoot || real.startsWith(`${realRoot}${path11.sep}`))) return { problem: `${file} is inside the repo; a sensitive value never lives in git` };
-  try {
-    const bytes = readFileSync4(real);
-    if (bytes.length > MAX_PARAMETER_FILE_BYTES) return { problem: `${file} holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
-    return { value: bytes.toString("utf8").replace(/\r?\n$/, "") };
-  } catch {
-    return { problem: `${file} cannot be read` };
-  }
-}
-var SET_SETTINGS_FILE, YAML_SET_FILE, MAX_SET_ARCHIVE_BYTES, MAX_SET_FILES_BYTES, MAX_PARAMETER_FILE_BYTES;
-var init_policy_sets2 = __esm({
+var YAML_SET_FILE, NO_SETTINGS, SCOPE_KEYS;
+var init_policy_sets3 = __esm({
   "src/declared/policy-sets.ts"() {
     "use strict";
-    init_redact();
-    init_model();
-    init_read_file();
     init_read_code();
     init_resource_names();
-    init_set_archive();
     init_set_config();
+    init_set_content();
+    init_set_files();
     init_settings_file();
-    SET_SETTINGS_FILE = "policy-set.yaml";
+    init_set_parameters();
+    init_set_files();
     YAML_SET_FILE = /^policy-sets\/[^/]+\.yaml$/;
-    MAX_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
-    MAX_SET_FILES_BYTES = 100 * 1024 * 1024;
-    MAX_PARAMETER_FILE_BYTES = 65536;
+    NO_SETTINGS = { values: {}, problems: [], lineOf: () => void 0 };
+    SCOPE_KEYS = ["workspaces", "projects", "workspace-exclusions", "project-exclusions"];
   }
 });
 
 // src/declared/set-body.ts
-import path12 from "node:path";
+import { realpathSync as realpathSync6 } from "node:fs";
+import path17 from "node:path";
 async function setArchiveBody(content) {
+  const refuse = (why) => new Error(`policy set folder ${content.folder} ${why}; nothing was uploaded. Plan again`);
+  let realFolder;
   const files = [];
-  for (const file of content.files) {
-    const rel = `${content.folder}/${file.path}`;
-    const read = readSourceFile(content.root, rel, path12.join(content.root, ...rel.split("/")), MAX_CODE_BYTES);
-    if ("problem" in read) throw new Error(`policy set folder ${content.folder}: ${read.problem.file} ${read.problem.message}`);
-    files.push({ path: file.path, bytes: read.bytes });
+  const turn = turnTaker(100);
+  try {
+    realFolder = realpathSync6.native(path17.join(content.root, ...content.folder.split("/")));
+    for (const file of content.files) {
+      await turn();
+      const rel = `${content.folder}/${file.path}`;
+      const abs = path17.join(content.root, ...rel.split("/"));
+      files.push({ path: file.path, rel, abs, real: realpathSync6.native(abs), size: file.size });
+    }
+  } catch (error) {
+    throw refuse(`cannot be read again (${error.code ?? String(error)})`);
   }
-  const archive = await packSet(files);
-  if (archive.digest !== content.digest) {
-    throw new Error(`policy set folder ${content.folder} changed since the plan was made; nothing was uploaded. Plan again`);
-  }
-  return archive.gzip;
+  const packed = await packSet(files, { realRoot: content.root, realFolder, folder: content.folder, maxGzipBytes: MAX_SET_ARCHIVE_BYTES });
+  if ("problems" in packed) throw refuse(`cannot be packed again: ${packed.problems.map((p2) => `${p2.file} ${p2.message}`).join("; ")}`);
+  if (packed.archive.digest !== content.digest) throw refuse("changed since the plan was made");
+  return packed.archive.gzip;
 }
 var init_set_body = __esm({
   "src/declared/set-body.ts"() {
     "use strict";
-    init_model();
-    init_read_file();
     init_set_archive();
+    init_turns();
+    init_set_content();
   }
 });
 
 // src/declared/code-body.ts
 import { createHash as createHash5 } from "node:crypto";
-import { closeSync as closeSync2 } from "node:fs";
+import { closeSync as closeSync4 } from "node:fs";
 function codeAt(policy) {
   return { file: policy.file, source: policy.codeSource };
 }
@@ -67467,7 +66560,7 @@ function codeBody(code, chunkBytes = UPLOAD_CHUNK_BYTES) {
         if (total !== source.size || hash.digest("hex") !== source.fileSha256) throw new CodeChangedError(file, null);
         if (held !== null) yield held;
       } finally {
-        closeSync2(opened.fd);
+        closeSync4(opened.fd);
       }
     }
   };
@@ -67509,20 +66602,20 @@ var init_code_body = __esm({
 
 // src/declared/index.ts
 import { realpath as realpath2 } from "node:fs/promises";
-import path13 from "node:path";
+import path18 from "node:path";
 function isSetConfig(rel) {
-  return path13.posix.basename(rel) in SET_CONFIG_FILES;
+  return path18.posix.basename(rel) in SET_CONFIG_FILES;
 }
 async function readDeclared(dir, options = {}) {
-  const root = path13.resolve(dir);
+  const root = path18.resolve(dir);
   const realRoot = await realpath2(root).catch((error) => {
     if (error.code !== "ENOENT") throw error;
     throw new ValidationError(`The declared repo ${root} does not exist`, [{ file: ".", message: `source folder ${root} does not exist` }]);
   });
-  const loaded2 = loadPathFilter(root, realRoot);
-  if ("problem" in loaded2) throw invalid2(root, [loaded2.problem]);
+  const loaded = loadPathFilter(root, realRoot);
+  if ("problem" in loaded) throw invalid2(root, [loaded.problem]);
   const cache = options.cache ?? NO_CACHE;
-  const walkOptions = { root, realRoot, filter: loaded2.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...options.signal ? { signal: options.signal } : {} };
+  const walkOptions = { root, realRoot, filter: loaded.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...options.signal ? { signal: options.signal } : {} };
   const walked = await walkSource(
     [
       { start: "policies", maxDepth: Number.POSITIVE_INFINITY, wanted: (rel) => POLICY_FILE.test(rel) || isSetConfig(rel), nearMiss: policyNearMiss },
@@ -67541,18 +66634,25 @@ async function readDeclared(dir, options = {}) {
   const outsideSets = (rel) => !inFolder(rel, sets.folders);
   const policyFiles2 = walked.files.filter((file) => file.rel.startsWith("policies/") && outsideSets(file.rel));
   const poolFiles = walked.files.filter((file) => file.rel.startsWith("agent-pools/"));
-  const setFiles = [...walked.files.filter((file) => file.rel.startsWith("policy-sets/")), ...inSets?.files ?? []];
-  const yamlSetFiles = setFiles.filter((file) => YAML_SET_FILE.test(file.rel));
+  const setFiles2 = [...walked.files.filter((file) => file.rel.startsWith("policy-sets/")), ...inSets?.files ?? []];
+  const yamlSetFiles = setFiles2.filter((file) => YAML_SET_FILE.test(file.rel));
   const context = { realRoot, cache, ...options.signal ? { signal: options.signal } : {} };
   const policies = await readPolicies(policyFiles2, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
-  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot, options.env ?? process.env);
+  const own = await ownSetFiles(sets.folders, setFiles2, realRoot, loaded.filter);
+  const policySets = await readPolicySets(sets.folders, own.files, yamlSetFiles, realRoot, {
+    env: options.env ?? process.env,
+    realRoot,
+    allowedOnly: options.parametersAllowedOnly === true,
+    ...options.parameters === void 0 ? {} : { allowance: options.parameters }
+  });
   cache.finish();
   const strict = options.strictImports === true;
   const walkProblems = [...walked.problems.filter((p2) => outsideSets(p2.file) || p2.file.startsWith("policy-sets/")), ...elsewhere.problems, ...inSets?.problems ?? []];
   const problems2 = [
     ...walkProblems,
     ...sets.problems,
+    ...own.problems,
     ...policies.problems,
     ...pools.problems,
     ...policySets.problems,
@@ -67560,9 +66660,10 @@ async function readDeclared(dir, options = {}) {
   ];
   if (problems2.length > 0) throw invalid2(root, problems2);
   const imports = strict ? [] : importWarnings(policies.unresolvedImports, "--strict-imports makes this an error");
-  const stray = setFiles.filter((file) => outsideSets(file.rel) && !YAML_SET_FILE.test(file.rel)).map((file) => `${file.rel}: is not read: policy-sets/ holds <name>.yaml files and set folders with a sentinel.hcl, native.hcl or policies.hcl`);
+  const stray = setFiles2.filter((file) => outsideSets(file.rel) && !YAML_SET_FILE.test(file.rel)).map((file) => `${file.rel}: is not read: policy-sets/ holds <name>.yaml files and set folders with a sentinel.hcl, native.hcl or policies.hcl`);
   const warnings = [...walked.warnings.filter((w2) => outsideSets(w2.slice(0, w2.indexOf(":")))), ...policies.warnings, ...stray].sort();
-  const declaredSets = policySets.sets.length === 0 ? {} : { policySets: policySets.sets };
+  const keyed = options.keyedDigest === void 0 ? policySets.sets : withSensitiveDigests(policySets.sets, options.keyedDigest);
+  const declaredSets = keyed.length === 0 ? {} : { policySets: keyed };
   return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
 }
 async function walkElsewhere(options) {
@@ -67587,15 +66688,19 @@ var init_declared = __esm({
     "use strict";
     init_errors();
     init_imports();
+    init_sensitive_digest();
     init_declared_cache();
     init_path_filter();
     init_policies();
     init_pools();
     init_walk();
     init_plural();
-    init_policy_sets2();
+    init_policy_sets3();
+    init_set_files();
     init_set_config();
-    init_policy_sets2();
+    init_policy_sets3();
+    init_set_parameters();
+    init_set_content();
     init_set_config();
     init_set_archive();
     init_set_body();
@@ -67610,230 +66715,55 @@ var init_declared = __esm({
   }
 });
 
-// src/plan/marker.ts
-function marker(source, contentDigest = null, sensitiveDigest = null) {
-  const content = contentDigest === null ? "" : ` content=sha256:${contentDigest}`;
-  const sensitive = sensitiveDigest === null ? "" : ` sensitive=${sensitiveDigest}`;
-  return `${PREFIX2}${source}${content}${sensitive}${SUFFIX}`;
+// src/apply/options.ts
+function passClock(options) {
+  return options.clock ?? systemClock();
 }
-function withMarker(description, source, contentDigest = null, sensitiveDigest = null) {
-  if (description === null) return marker(source, contentDigest, sensitiveDigest);
-  return `${description}${SEPARATOR}${marker(source, contentDigest, sensitiveDigest)}`;
-}
-function markerSensitive(description) {
-  if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[3] ?? null;
-}
-function markerContent(description) {
-  if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[2] ?? null;
-}
-function stripMarker(description) {
-  if (description === null) return null;
-  const match = TRAILING_MARKER.exec(description);
-  if (match === null) return description;
-  const before = description.slice(0, match.index);
-  if (before === "") return null;
-  if (before.endsWith("\r\n\r\n")) return before.slice(0, -4);
-  if (before.endsWith(SEPARATOR)) return before.slice(0, -SEPARATOR.length);
-  return before;
-}
-function markerSource(description) {
-  if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[1] ?? null;
-}
-var PREFIX2, SUFFIX, SEPARATOR, TRAILING_MARKER;
-var init_marker = __esm({
-  "src/plan/marker.ts"() {
+var init_options = __esm({
+  "src/apply/options.ts"() {
     "use strict";
-    PREFIX2 = "<!-- managed-by: policy-pool-sync source=";
-    SUFFIX = " -->";
-    SEPARATOR = "\n\n";
-    TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?)(?: content=sha256:([0-9a-f]{64}))?(?: sensitive=([0-9a-f]{64}))? -->[ \t\r\n]*$/;
+    init_clock();
   }
 });
 
-// src/apply/set-steps.ts
-async function createPolicySet(change, options) {
-  const declared = change.declared;
-  if (change.action === "replace" && change.live !== null) await options.api.deletePolicySet(change.live.id);
-  const input = {
-    name: change.name,
-    description: describe(change, null, options),
-    kind: declared.kind,
-    global: declared.global,
-    ...declared.overridable === null ? {} : { overridable: declared.overridable },
-    ...declared.agentEnabled === null ? {} : { agentEnabled: declared.agentEnabled },
-    ...declared.policyToolVersion === null ? {} : { policyToolVersion: declared.policyToolVersion },
-    ...declared.scope.workspaces === null ? {} : { workspaceIds: declared.scope.workspaces },
-    ...declared.scope.projects === null ? {} : { projectIds: declared.scope.projects },
-    ...declared.scope.workspaceExclusions === null ? {} : { workspaceExclusionIds: declared.scope.workspaceExclusions },
-    ...declared.scope.projectExclusions === null ? {} : { projectExclusionIds: declared.scope.projectExclusions }
-  };
-  const made = await options.api.createPolicySet(options.organization, input, (found) => found.description === input.description && found.kind === declared.kind);
-  await syncParameters(made.id, change, [], options);
-  if (declared.content !== null) await uploadContent(made.id, change, options);
-  const description = describe(change, declared.content?.digest ?? null, options);
-  if (description !== input.description) await options.api.updatePolicySet(made.id, { description });
-}
-async function updatePolicySet(change, options) {
-  const declared = change.declared;
-  const id = change.id;
-  if (change.uploadContent) await uploadContent(id, change, options);
-  const input = {};
-  const digest = declared.content === null ? null : declared.content.digest;
-  if (change.fields["parameters"] !== void 0) await syncParameters(id, change, change.live?.parameters ?? [], options);
-  const marked = change.fields["parameters"] !== void 0 && declared.sensitiveDigest !== null;
-  if (change.fields["description"] !== void 0 || change.adoptMarker || change.uploadContent || marked) input.description = describe(change, digest, options);
-  if (change.fields["global"] !== void 0) input.global = declared.global;
-  if (change.fields["overridable"] !== void 0 && declared.overridable !== null) input.overridable = declared.overridable;
-  if (change.fields["agent-enabled"] !== void 0 && declared.agentEnabled !== null) input.agentEnabled = declared.agentEnabled;
-  if (change.fields["policy-tool-version"] !== void 0) input.policyToolVersion = declared.policyToolVersion;
-  if (Object.keys(input).length > 0) await options.api.updatePolicySet(id, input);
-  await moveScope(change, options);
-}
-async function moveScope(change, options) {
-  for (const [relationship, key, liveKey] of SCOPES) {
-    const declared = change.declared.scope[key];
-    if (change.fields[relationship] === void 0 || declared === null) continue;
-    const live = change.live;
-    await options.api.addToPolicySet(change.id, relationship, declared.filter((id) => !live[liveKey].includes(id)));
-    await options.api.removeFromPolicySet(change.id, relationship, live[liveKey].filter((id) => !declared.includes(id)));
-  }
-}
-function describe(change, digest, options) {
-  const description = change.declared?.description ?? null;
-  if (options.ownership !== "marker") return description;
-  return withMarker(description, options.source, digest, change.declared?.sensitiveDigest ?? null);
-}
-async function syncParameters(setId, change, live, options) {
-  const declared = change.declared.parameters;
-  if (declared === null) return;
-  const root = change.declared.content?.root ?? null;
-  for (const parameter of declared) {
-    const value2 = parameter.sensitive ? sensitiveValue(parameter.from, root, options.env) : parameter.value ?? "";
-    const current = live.find((p2) => p2.key === parameter.key);
-    if (current === void 0) await options.api.createPolicySetParameter(setId, { key: parameter.key, value: value2, sensitive: parameter.sensitive });
-    else if (parameter.sensitive || current.sensitive || current.value !== value2) {
-      await options.api.updatePolicySetParameter(setId, current.id, { value: value2, sensitive: parameter.sensitive });
-    }
-  }
-  for (const gone of live.filter((p2) => !declared.some((d) => d.key === p2.key))) await options.api.deletePolicySetParameter(setId, gone.id);
-}
-async function uploadContent(setId, change, options) {
+// src/apply/policy-set-version.ts
+async function uploadVersion(setId, change, options) {
   const archive = await setArchiveBody(change.declared.content);
   const version = await options.api.createPolicySetVersion(setId);
   await options.api.uploadPolicySetVersion(version, archive);
+  return untilReady(version.id, change.name, options);
+}
+async function untilReady(id, setName, options) {
+  const clock2 = passClock(options);
   const timeout = options.setVersionTimeoutMs ?? DEFAULT_SET_VERSION_TIMEOUT_MS;
-  const started = Date.now();
+  const started = clock2.now();
   for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, LONGEST_POLL_MS)) {
-    const read = await options.api.getPolicySetVersion(version.id);
+    const read = await options.api.getPolicySetVersion(id);
     if (read.status === "ready") return read;
+    const named = `version ${read.id} of policy set "${setName}"`;
     if (read.status === "errored" || read.status === "canceled") {
-      throw new Error(`version ${read.id} of policy set "${change.name}" ${read.status}: ${read.errorMessage ?? read.error ?? "the service gave no message"}`);
+      throw new Error(`${named} ${read.status}: ${read.errorMessage ?? read.error ?? "the service gave no message"}`);
     }
-    if (Date.now() - started + wait > timeout) {
-      throw new Error(`version ${read.id} of policy set "${change.name}" is still ${read.status} after ${Math.round(timeout / 1e3)} s; the next pass looks again`);
+    if (clock2.now() - started + wait > timeout) {
+      throw new Error(`${named} is still ${read.status} after ${Math.round(timeout / 1e3)} s; the next pass looks again`);
     }
-    await new Promise((resolve4) => setTimeout(resolve4, wait));
+    try {
+      await clock2.sleep(wait, options.stop);
+    } catch (error) {
+      throw new Error(`${named} was still ${read.status} when the run stopped (${errorMessage(error)}); the next pass looks again`, { cause: error });
+    }
   }
 }
-var DEFAULT_SET_VERSION_TIMEOUT_MS, FIRST_POLL_MS, LONGEST_POLL_MS, SCOPES;
-var init_set_steps = __esm({
-  "src/apply/set-steps.ts"() {
+var DEFAULT_SET_VERSION_TIMEOUT_MS, FIRST_POLL_MS, LONGEST_POLL_MS;
+var init_policy_set_version = __esm({
+  "src/apply/policy-set-version.ts"() {
     "use strict";
+    init_errors();
     init_declared();
-    init_marker();
+    init_options();
     DEFAULT_SET_VERSION_TIMEOUT_MS = 10 * 6e4;
     FIRST_POLL_MS = 200;
     LONGEST_POLL_MS = 5e3;
-    SCOPES = [
-      ["workspaces", "workspaces", "workspaceIds"],
-      ["projects", "projects", "projectIds"],
-      ["workspace-exclusions", "workspaceExclusions", "workspaceExclusionIds"],
-      ["project-exclusions", "projectExclusions", "projectExclusionIds"]
-    ];
-  }
-});
-
-// src/plan/pairs.ts
-function pairResources(declared, live, options) {
-  const pools = matchPools(declared.pools, live.pools);
-  return {
-    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
-    pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
-    sets: matchByName(declared.policySets ?? [], live.policySets ?? []).map((m) => pair(m.declared, m.live, options)),
-    warnings: pools.warnings
-  };
-}
-function matchPolicies(declared, live) {
-  return matchByName(declared, live);
-}
-function matchByName(declared, live) {
-  const byName2 = new Map(live.map((policy) => [policy.name, policy]));
-  const declaredNames = new Set(declared.map((policy) => policy.name));
-  return [
-    ...declared.map((policy) => ({ declared: policy, live: byName2.get(policy.name) ?? null })),
-    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => ({ declared: null, live: policy }))
-  ];
-}
-function matchPools(declared, live) {
-  const byName2 = new Map(live.map((pool) => [pool.name, pool]));
-  const claimed = /* @__PURE__ */ new Set();
-  for (const pool of declared) {
-    const current = byName2.get(pool.name);
-    if (current !== void 0) claimed.add(current.id);
-  }
-  const matches = [];
-  const warnings = [];
-  for (const pool of declared) {
-    let current = byName2.get(pool.name);
-    if (current === void 0) {
-      current = pool.previousNames.map((name) => byName2.get(name)).find((p2) => p2 !== void 0 && !claimed.has(p2.id));
-      if (current !== void 0) claimed.add(current.id);
-    } else {
-      for (const old of pool.previousNames.filter((name) => byName2.has(name))) {
-        warnings.push(
-          `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; nothing is renamed. Remove one of them, or drop the name from previous-names.`
-        );
-      }
-    }
-    matches.push({ declared: pool, live: current ?? null });
-  }
-  for (const pool of live) if (!claimed.has(pool.id)) matches.push({ declared: null, live: pool });
-  return { matches, warnings };
-}
-function pair(declared, live, options) {
-  const markedBy = live !== null && "description" in live ? markerSource(live.description) : null;
-  return { declared, live, owner: ownerOf(markedBy, declared !== null, options), markedBy };
-}
-function ownerOf(markedBy, declared, options) {
-  if (markedBy === options.source) return "this-source";
-  if (markedBy !== null) return "another-source";
-  return declared || options.ownership === "organization" ? "may-be-taken" : "not-ours";
-}
-function claimedElsewhere(owner, options) {
-  return owner === "another-source" && options.adopt !== true;
-}
-function ownsUndeclared(owner, options) {
-  if (owner === "this-source") return true;
-  if (options.ownership !== "organization") return false;
-  return owner === "may-be-taken" || owner === "another-source" && !claimedElsewhere(owner, options);
-}
-function ownsMet(markedBy, options) {
-  return ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
-}
-function refuseMet(met, kind, options) {
-  const markedBy = markerSource(met.description);
-  const ours = ownsMet(markedBy, options);
-  if (ours && met.kind === kind) return null;
-  const whose = markedBy === null ? "carries no ownership marker" : `carries the ownership marker of source "${markedBy}"`;
-  return `conflict: a ${met.kind || "(none)"} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
-}
-var init_pairs = __esm({
-  "src/plan/pairs.ts"() {
-    "use strict";
-    init_marker();
   }
 });
 
@@ -67887,8 +66817,8 @@ async function createOrFind(change, options) {
     if (!nameTaken(error)) throw error;
     const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p2) => p2.name === change.name);
     if (existing === void 0) throw error;
-    const refused = refuseMet(existing, declared.kind, options);
-    if (refused !== null) throw new Error(`${refused} (${errorMessage(error)})`, { cause: error });
+    const refused2 = refuseMet(existing, declared.kind, options);
+    if (refused2 !== null) throw new Error(`${refused2} (${errorMessage(error)})`, { cause: error });
     const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: change.name, policyId: existing.id }, "policy created by another run at the same time; using it");
     return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
@@ -67910,7 +66840,7 @@ async function setIds(entries, options) {
   let known = setIdsByRun.get(options);
   if (known === void 0) setIdsByRun.set(options, known = /* @__PURE__ */ new Map());
   return Promise.all(entries.map((entry) => {
-    if (entry.startsWith("polset-")) return entry;
+    if (hasIdShape("policy-set", entry)) return entry;
     let id = known.get(entry);
     if (id === void 0) {
       id = options.api.listPolicySets(options.organization, { search: entry }).then((sets) => {
@@ -67928,7 +66858,7 @@ async function createInput(change, options) {
   return {
     name: change.name,
     kind: declared.kind,
-    description: describe2(declared.description, options),
+    description: describe(declared, options),
     enforcementLevel: declared.enforcementLevel,
     query: declared.kind === "opa" ? declared.query : null,
     // A replacement keeps the policy sets of the policy it replaces unless the repo names them.
@@ -67938,7 +66868,7 @@ async function createInput(change, options) {
 async function updatePolicy2(change, options) {
   const declared = change.declared;
   const input = {};
-  if (change.fields["description"] !== void 0 || change.adoptMarker) input.description = describe2(declared.description, options);
+  if (change.fields["description"] !== void 0 || change.fields["rollout"] !== void 0 || change.adoptMarker) input.description = describe(declared, options);
   if (change.fields["enforcement-level"] !== void 0) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields["query"] !== void 0 && declared.query !== null) input.query = declared.query;
   if (change.uploadCode) await upload(change.id, declared.code, options);
@@ -67948,11 +66878,12 @@ async function updatePolicy2(change, options) {
   }
 }
 async function movePolicy(id, live, declared, options) {
-  for (const set of declared.filter((s3) => !live.includes(s3))) await options.api.addPoliciesToSet(set, [id]);
-  for (const set of live.filter((s3) => !declared.includes(s3))) await options.api.removePoliciesFromSet(set, [id]);
+  for (const set of declared.filter((s3) => !live.includes(s3))) await options.api.addToPolicySet(set, "policies", [id]);
+  for (const set of live.filter((s3) => !declared.includes(s3))) await options.api.removeFromPolicySet(set, "policies", [id]);
 }
-function describe2(description, options) {
-  return options.ownership === "marker" ? withMarker(description, options.source) : description;
+function describe(declared, options) {
+  const rollout = declared.rollout ?? null;
+  return options.ownership === "marker" || rollout !== null ? withMarker(declared.description, options.source, { rollout }) : declared.description;
 }
 async function createPool2(change, options) {
   const declared = change.declared;
@@ -67995,12 +66926,120 @@ var setIdsByRun;
 var init_steps = __esm({
   "src/apply/steps.ts"() {
     "use strict";
+    init_ids();
     init_declared();
     init_errors();
     init_marker();
     init_pairs();
     init_replace_sets();
     setIdsByRun = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// src/apply/policy-set-steps.ts
+async function createPolicySet(change, options) {
+  const declared = change.declared;
+  if (change.action === "replace" && change.live !== null) await options.api.deletePolicySet(change.live.id);
+  const input = createInput2(change, options);
+  const made = await createOrFind2(change, input, options);
+  await syncParameters(made.id, change, made.found ? await options.api.listPolicySetParameters(made.id) : [], options);
+  const ready = declared.content === null ? null : await uploadVersion(made.id, change, options);
+  const description = describe2(change, ready, options);
+  if (made.found || description !== input.description) await options.api.updatePolicySet(made.id, { description });
+}
+function createInput2(change, options) {
+  const declared = change.declared;
+  const scope = Object.fromEntries(SET_SCOPES.flatMap(([, key, liveKey]) => declared.scope[key] === null ? [] : [[liveKey, declared.scope[key]]]));
+  return {
+    name: change.name,
+    description: describe2(change, null, options),
+    kind: declared.kind,
+    global: declared.global,
+    ...declared.overridable === null ? {} : { overridable: declared.overridable },
+    ...declared.agentEnabled === null ? {} : { agentEnabled: declared.agentEnabled },
+    ...declared.policyToolVersion === null ? {} : { policyToolVersion: declared.policyToolVersion },
+    ...scope
+  };
+}
+async function createOrFind2(change, input, options) {
+  const owns = (met) => refuseMet(metSet(met), input.kind, options, "policy set") === null;
+  try {
+    return { id: (await options.api.createPolicySet(options.organization, input, owns)).id, found: false };
+  } catch (error) {
+    if (!nameTaken(error)) throw error;
+    const existing = (await options.api.listPolicySets(options.organization, { search: change.name })).find((set) => set.name === change.name);
+    if (existing === void 0) throw error;
+    const refused2 = refuseMet(metSet(existing), input.kind, options, "policy set");
+    if (refused2 !== null) throw new Error(`${refused2} (${errorMessage(error)})`, { cause: error });
+    options.logger.warn({ resourceName: change.name, policySetId: existing.id }, "policy set created by another run at the same time; using it");
+    return { id: existing.id, found: true };
+  }
+}
+function metSet(set) {
+  return { name: set.name, description: set.description, kind: set.foreignKind ?? set.kind };
+}
+async function updatePolicySet(change, options) {
+  const declared = change.declared;
+  const id = change.id;
+  const ready = change.uploadContent ? await uploadVersion(id, change, options) : null;
+  const input = {};
+  if (change.fields["parameters"] !== void 0) await syncParameters(id, change, change.live?.parameters ?? [], options);
+  const marked = change.fields["parameters"] !== void 0 && declared.sensitiveDigest !== null;
+  if (change.fields["description"] !== void 0 || change.adoptMarker || change.uploadContent || marked) {
+    input.description = describe2(change, ready ?? recordedVersion(change), options);
+  }
+  if (change.fields["global"] !== void 0) input.global = declared.global;
+  if (change.fields["overridable"] !== void 0 && declared.overridable !== null) input.overridable = declared.overridable;
+  if (change.fields["agent-enabled"] !== void 0 && declared.agentEnabled !== null) input.agentEnabled = declared.agentEnabled;
+  if (change.fields["policy-tool-version"] !== void 0) input.policyToolVersion = declared.policyToolVersion;
+  if (Object.keys(input).length > 0) await options.api.updatePolicySet(id, input);
+  await moveScope(change, options);
+}
+function recordedVersion(change) {
+  const current = change.live?.currentVersionId ?? null;
+  return change.declared?.content == null || current === null ? null : { id: current };
+}
+async function moveScope(change, options) {
+  for (const [relationship, key, liveKey] of SET_SCOPES) {
+    const declared = change.declared.scope[key];
+    if (change.fields[relationship] === void 0 || declared === null) continue;
+    const live = change.live;
+    await options.api.addToPolicySet(change.id, relationship, declared.filter((id) => !live[liveKey].includes(id)));
+    await options.api.removeFromPolicySet(change.id, relationship, live[liveKey].filter((id) => !declared.includes(id)));
+  }
+}
+function describe2(change, ready, options) {
+  const description = change.declared?.description ?? null;
+  if (options.ownership !== "marker") return description;
+  const digest = change.declared?.content?.digest;
+  const content = digest === void 0 || ready === null ? null : { digest, version: ready.id };
+  return withMarker(description, options.source, { content, sensitive: change.declared?.sensitiveDigest ?? null });
+}
+async function syncParameters(setId, change, live, options) {
+  const declared = change.declared.parameters;
+  if (declared === null) return;
+  const root = change.declared.content?.root ?? null;
+  for (const parameter of declared) {
+    const context = { env: options.env ?? process.env, realRoot: root, ...options.parameters === void 0 ? {} : { allowance: options.parameters } };
+    const value2 = parameter.sensitive ? sensitiveValue(parameter.from, context) : parameter.value ?? "";
+    const current = live.find((p2) => p2.key === parameter.key);
+    if (current === void 0) await options.api.createPolicySetParameter(setId, { key: parameter.key, value: value2, sensitive: parameter.sensitive });
+    else if (parameter.sensitive || current.sensitive || current.value !== value2) {
+      await options.api.updatePolicySetParameter(setId, current.id, { value: value2, sensitive: parameter.sensitive });
+    }
+  }
+  for (const gone of live.filter((p2) => !declared.some((d) => d.key === p2.key))) await options.api.deletePolicySetParameter(setId, gone.id);
+}
+var init_policy_set_steps = __esm({
+  "src/apply/policy-set-steps.ts"() {
+    "use strict";
+    init_declared();
+    init_errors();
+    init_marker();
+    init_pairs();
+    init_policy_sets();
+    init_policy_set_version();
+    init_steps();
   }
 });
 
@@ -68027,7 +67066,7 @@ var init_waves = __esm({
   "src/apply/waves.ts"() {
     "use strict";
     init_dependent_deletes();
-    init_set_steps();
+    init_policy_set_steps();
     init_steps();
     WAVES = [
       { name: "finish-uploads", takes: halfMade, run: update },
@@ -68136,6 +67175,65 @@ var init_empty_source = __esm({
   }
 });
 
+// src/plan/limits.ts
+function mayPassLimits(plan, declared) {
+  const membersDeclared = (declared.policySets ?? []).some((set) => set.content === null);
+  return plan.changes.some((c4) => c4.resource === "policy-set" && c4.action === "create" || membersDeclared && c4.resource === "policy" && c4.fields["policy-sets"] !== void 0);
+}
+function limitErrors(plan, declared, live, limits) {
+  const errors = [];
+  const sets = plan.changes.filter((c4) => c4.resource === "policy-set");
+  const created2 = sets.filter((c4) => c4.action === "create");
+  const deleted = sets.filter((c4) => c4.action === "delete");
+  const liveSets = live.policySets ?? [];
+  const total = liveSets.length + created2.length - deleted.length;
+  if (limits.policySetLimit !== null && created2.length > 0 && total > limits.policySetLimit) {
+    errors.push(`limit: the plan would leave ${count(total, "policy set")} in the organization; its edition allows ${limits.policySetLimit} (policy-set-limit). Nothing was written`);
+  }
+  const versionedCreates = created2.filter((c4) => c4.resource === "policy-set" && c4.declared?.content != null).length;
+  const versioned = liveSets.filter((s3) => s3.versioned).length + versionedCreates;
+  if (limits.versionedPolicySetLimit !== null && versionedCreates > 0 && versioned > limits.versionedPolicySetLimit) {
+    errors.push(`limit: the plan would leave ${count(versioned, "versioned policy set")}; the organization's edition allows ${limits.versionedPolicySetLimit} (versioned-policy-set-limit). Nothing was written`);
+  }
+  if (limits.policyLimit !== null) {
+    const liveIds = new Map(liveSets.map((s3) => [s3.name, s3.id]));
+    for (const set of declared.policySets ?? []) {
+      if (set.content !== null) continue;
+      const id = liveIds.get(set.name);
+      const members2 = declared.policies.filter((p2) => p2.policySets?.some((entry) => entry === set.name || hasIdShape("policy-set", entry) && entry === id) === true).length;
+      if (members2 > limits.policyLimit) {
+        errors.push(`limit: policy set "${set.name}" would hold ${count(members2, "policy", "policies")}; the organization's edition allows ${limits.policyLimit} in a set (policy-limit). Nothing was written`);
+      }
+    }
+  }
+  return errors;
+}
+var init_limits = __esm({
+  "src/plan/limits.ts"() {
+    "use strict";
+    init_plural();
+    init_ids();
+  }
+});
+
+// src/live/limits.ts
+async function checkedAgainstLimits(plan, declared, live, api, organization) {
+  if (!mayPassLimits(plan, declared)) return plan;
+  try {
+    const limits = await api.getEntitlements(organization);
+    return { ...plan, errors: [...plan.errors, ...limitErrors(plan, declared, live, limits)] };
+  } catch (error) {
+    return { ...plan, warnings: [...plan.warnings, `the edition's limits could not be read (${errorMessage(error)}); they were not checked`] };
+  }
+}
+var init_limits2 = __esm({
+  "src/live/limits.ts"() {
+    "use strict";
+    init_errors();
+    init_limits();
+  }
+});
+
 // src/live/read-failure.ts
 function liveReadFailure(error, organization) {
   const prefix = `reading the live state of organization ${organization} failed`;
@@ -68163,7 +67261,8 @@ async function readLive(given) {
     throw error;
   });
   const { api, organization, declared } = options;
-  const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p2) => p2.policySets?.some((entry) => !entry.startsWith("polset-")) === true);
+  for (const set of declared.policySets ?? []) if (set.content !== null) options.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
+  const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p2) => p2.policySets?.some((entry) => !hasIdShape("policy-set", entry)) === true);
   const [listed, poolList, setList] = await Promise.all([
     failFast(api.listPolicies(organization)),
     failFast(api.listAgentPools(organization)),
@@ -68222,8 +67321,8 @@ function livePool(pool, agents) {
   return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
 function liveAgent(agent) {
-  const { id, name, status, lastPingAt, createdAt } = agent;
-  return { id, name, status, lastPingAt, createdAt };
+  const { id, name, status: status2, lastPingAt, createdAt } = agent;
+  return { id, name, status: status2, lastPingAt, createdAt };
 }
 function livePolicySet(set) {
   const newest = set.newestVersion;
@@ -68248,10 +67347,10 @@ function livePolicySet(set) {
 }
 async function readScopeNames(api, organization, declared) {
   const scopes = (declared.policySets ?? []).map((set) => set.scope);
-  const named = (prefix, lists) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
+  const named = (lists) => lists.some((list) => list != null && list.length > 0);
   const pools = declared.pools;
-  const wantsWorkspaces = named("ws-", [...scopes.flatMap((s3) => [s3.workspaces, s3.workspaceExclusions]), ...pools.flatMap((p2) => [p2.allowedWorkspaces, p2.excludedWorkspaces])]);
-  const wantsProjects = named("prj-", [...scopes.flatMap((s3) => [s3.projects, s3.projectExclusions]), ...pools.map((p2) => p2.allowedProjects)]);
+  const wantsWorkspaces = named([...scopes.flatMap((s3) => [s3.workspaces, s3.workspaceExclusions]), ...pools.flatMap((p2) => [p2.allowedWorkspaces, p2.excludedWorkspaces])]);
+  const wantsProjects = named([...scopes.flatMap((s3) => [s3.projects, s3.projectExclusions]), ...pools.map((p2) => p2.allowedProjects)]);
   const [workspaces, projects] = await Promise.all([
     wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
     wantsProjects ? api.listProjects(organization) : Promise.resolve(null)
@@ -68265,142 +67364,12 @@ var CODE_READS_AT_ONCE, KEEP_TEXT_BYTES;
 var init_read_live = __esm({
   "src/live/read-live.ts"() {
     "use strict";
+    init_ids();
     init_model();
     init_map_limit();
     init_pairs();
     CODE_READS_AT_ONCE = 32;
     KEEP_TEXT_BYTES = 256 * 1024;
-  }
-});
-
-// src/plan/names.ts
-function isSetId(entry) {
-  return /^polset-[A-Za-z0-9_-]+$/.test(entry);
-}
-function resolveNames(declared, live) {
-  const errors = [];
-  const liveIds = new Map((live.policySets ?? []).map((set) => [set.name, set.id]));
-  const declaredSets = new Map((declared.policySets ?? []).map((set) => [set.name, set]));
-  const known = [.../* @__PURE__ */ new Set([...liveIds.keys(), ...declaredSets.keys()])].sort();
-  const policies = declared.policies.map((policy) => {
-    if (policy.policySets === null || policy.policySets.every(isSetId)) return policy;
-    const resolved = policy.policySets.map((entry) => {
-      if (isSetId(entry)) return entry;
-      const versioned = declaredSets.get(entry)?.content != null;
-      if (versioned) errors.push(`policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
-      const id = liveIds.get(entry);
-      if (id !== void 0 || declaredSets.has(entry)) return id ?? entry;
-      const near = closest(entry, known);
-      errors.push(`policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? "" : `; did you mean "${near}"?`}`);
-      return entry;
-    });
-    return { ...policy, policySets: resolved };
-  });
-  const warnings = [];
-  const policySets = declared.policySets?.map((set) => resolveScope(set, live, errors, warnings));
-  const pools = declared.pools.map((pool) => resolvePoolAccess(pool, live, errors, warnings));
-  return { declared: { ...declared, policies, pools, ...policySets === void 0 ? {} : { policySets } }, errors, warnings };
-}
-function resolvePoolAccess(pool, live, errors, warnings) {
-  const all = [pool.allowedWorkspaces, pool.allowedProjects ?? null, pool.excludedWorkspaces ?? null];
-  if (all.every((list2) => list2 === null || list2.every((e) => e.startsWith("ws-") || e.startsWith("prj-")))) return pool;
-  const list = idList(`agent pool "${pool.name}"`, errors, warnings);
-  return {
-    ...pool,
-    allowedWorkspaces: list("allowed-workspaces", pool.allowedWorkspaces, "ws-", live.workspaces, false),
-    ...pool.allowedProjects === void 0 ? {} : { allowedProjects: list("allowed-projects", pool.allowedProjects, "prj-", live.projects, true) },
-    ...pool.excludedWorkspaces === void 0 ? {} : { excludedWorkspaces: list("excluded-workspaces", pool.excludedWorkspaces, "ws-", live.workspaces, false) }
-  };
-}
-function idList(owner, errors, warnings) {
-  return (key, entries, prefix, named, caseless) => {
-    if (entries === null) return null;
-    const ids = entries.flatMap((entry) => {
-      if (entry.startsWith(prefix)) return [entry];
-      const found = matching(entry, named ?? [], caseless);
-      if (found.length > 0) return found;
-      if (entry.includes("*")) {
-        warnings.push(`${owner}: ${key} "${entry}" matches nothing in the organization`);
-        return [];
-      }
-      const near = closest(entry, (named ?? []).map((n) => n.name));
-      errors.push(`${owner}: ${key} "${entry}" names nothing in the organization${near === null ? "" : `; did you mean "${near}"?`}`);
-      return [];
-    });
-    return [...new Set(ids)].sort();
-  };
-}
-function resolveScope(set, live, errors, warnings) {
-  const list = idList(`policy set "${set.name}"`, errors, warnings);
-  const { workspaces, projects, workspaceExclusions, projectExclusions } = set.scope;
-  const scope = {
-    workspaces: list("workspaces", workspaces, "ws-", live.workspaces, false),
-    projects: list("projects", projects, "prj-", live.projects, true),
-    workspaceExclusions: list("workspace-exclusions", workspaceExclusions, "ws-", live.workspaces, false),
-    projectExclusions: list("project-exclusions", projectExclusions, "prj-", live.projects, true)
-  };
-  return { ...set, scope };
-}
-function matching(pattern, named, caseless) {
-  const fold2 = (text2) => caseless ? text2.toLowerCase() : text2;
-  const p2 = fold2(pattern);
-  const starts = p2.startsWith("*");
-  const ends = p2.length > 1 && p2.endsWith("*");
-  const core = p2.slice(starts ? 1 : 0, ends ? -1 : void 0);
-  const test = (name) => {
-    const n = fold2(name);
-    if (starts && ends) return n.includes(core);
-    if (starts) return n.endsWith(core);
-    if (ends) return n.startsWith(core);
-    return n === core;
-  };
-  return named.filter((n) => test(n.name)).map((n) => n.id);
-}
-var init_names = __esm({
-  "src/plan/names.ts"() {
-    "use strict";
-    init_suggest();
-  }
-});
-
-// src/plan/limits.ts
-function mayPassLimits(plan, declared) {
-  const membersDeclared = (declared.policySets ?? []).some((set) => set.content === null);
-  return plan.changes.some((c4) => c4.resource === "policy-set" && c4.action === "create" || membersDeclared && c4.resource === "policy" && c4.fields["policy-sets"] !== void 0);
-}
-function limitErrors(plan, declared, live, limits) {
-  const errors = [];
-  const sets = plan.changes.filter((c4) => c4.resource === "policy-set");
-  const created2 = sets.filter((c4) => c4.action === "create");
-  const deleted = sets.filter((c4) => c4.action === "delete");
-  const liveSets = live.policySets ?? [];
-  const total = liveSets.length + created2.length - deleted.length;
-  if (limits.policySetLimit !== null && created2.length > 0 && total > limits.policySetLimit) {
-    errors.push(`limit: the plan would leave ${count(total, "policy set")} in the organization; its edition allows ${limits.policySetLimit} (policy-set-limit). Nothing was written`);
-  }
-  const versionedCreates = created2.filter((c4) => c4.resource === "policy-set" && c4.declared?.content != null).length;
-  const versioned = liveSets.filter((s3) => s3.versioned).length + versionedCreates;
-  if (limits.versionedPolicySetLimit !== null && versionedCreates > 0 && versioned > limits.versionedPolicySetLimit) {
-    errors.push(`limit: the plan would leave ${count(versioned, "versioned policy set")}; the organization's edition allows ${limits.versionedPolicySetLimit} (versioned-policy-set-limit). Nothing was written`);
-  }
-  if (limits.policyLimit !== null) {
-    const liveIds = new Map(liveSets.map((s3) => [s3.name, s3.id]));
-    for (const set of declared.policySets ?? []) {
-      if (set.content !== null) continue;
-      const id = liveIds.get(set.name);
-      const members = declared.policies.filter((p2) => p2.policySets?.some((entry) => entry === set.name || isSetId(entry) && entry === id) === true).length;
-      if (members > limits.policyLimit) {
-        errors.push(`limit: policy set "${set.name}" would hold ${count(members, "policy", "policies")}; the organization's edition allows ${limits.policyLimit} in a set (policy-limit). Nothing was written`);
-      }
-    }
-  }
-  return errors;
-}
-var init_limits = __esm({
-  "src/plan/limits.ts"() {
-    "use strict";
-    init_plural();
-    init_names();
   }
 });
 
@@ -68453,59 +67422,15 @@ var init_guards = __esm({
   }
 });
 
-// src/plan/fields.ts
-function sortedIds(ids) {
-  return [...new Set(ids)].sort();
+// src/plan/rollout-words.ts
+function recordWords(record2) {
+  if (record2 === null) return null;
+  const began = new Date(record2.startedAt).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return record2.state === "held" ? `held since ${began}` : `promoted (began ${began})`;
 }
-function sameSet(a, b3) {
-  const left = sortedIds(a);
-  const right = sortedIds(b3);
-  return left.length === right.length && left.every((id, i2) => id === right[i2]);
-}
-function diffField(fields, field2, before, after, same2) {
-  if (!same2(before, after)) fields[field2] = { before, after };
-}
-function sameText(a, b3) {
-  if (a === null || b3 === null) return a === b3;
-  return normalizeLineEnds(a) === normalizeLineEnds(b3);
-}
-function strictEqual(a, b3) {
-  return a === b3;
-}
-function created(values) {
-  const fields = {};
-  for (const [key, value2] of Object.entries(values)) {
-    if (value2 !== null) fields[key] = { before: null, after: value2 };
-  }
-  return fields;
-}
-function removed(values) {
-  const fields = {};
-  for (const [key, value2] of Object.entries(values)) {
-    if (value2 !== null) fields[key] = { before: value2, after: null };
-  }
-  return fields;
-}
-var init_fields = __esm({
-  "src/plan/fields.ts"() {
+var init_rollout_words = __esm({
+  "src/plan/rollout-words.ts"() {
     "use strict";
-    init_line_ends();
-  }
-});
-
-// src/plan/reasons.ts
-function differsIn(fields) {
-  return fields.length === 0 ? "" : `${DIFFERS}${fields.join(", ")}`;
-}
-function asDrift(reason) {
-  return reason.replace(DIFFERS, DRIFT);
-}
-var DIFFERS, DRIFT;
-var init_reasons = __esm({
-  "src/plan/reasons.ts"() {
-    "use strict";
-    DIFFERS = "differs in ";
-    DRIFT = "drift in ";
   }
 });
 
@@ -68517,7 +67442,7 @@ function planPolicies(pairs, options) {
   for (const { declared: policy, live: current, owner, markedBy } of pairs) {
     if (policy === null) continue;
     if (current === null) {
-      changes.push(createChange(policy));
+      changes.push(createChange2(policy));
       continue;
     }
     if (owner === "another-source") {
@@ -68537,7 +67462,7 @@ function planPolicies(pairs, options) {
       changes.push(replaceChange(policy, current));
       continue;
     }
-    const update2 = updateChange(policy, current, owner, options);
+    const update2 = updateChange2(policy, current, owner, options);
     if (update2 !== null) changes.push(update2);
     if (policy.policySets !== null && !setsKnown(current)) {
       warnings.push(
@@ -68558,14 +67483,15 @@ function setsKnown(current) {
 function ownedElsewhere(name, owner, what) {
   return `conflict: policy "${name}" carries the ownership marker of source "${owner}"; this source never ${what} it. Declare each policy in one source only, or take it over with --adopt (adopt: true on the source).`;
 }
-function createChange(policy) {
+function createChange2(policy) {
   const fields = created({
     kind: policy.kind,
     description: policy.description,
     "enforcement-level": policy.enforcementLevel,
     query: policy.kind === "opa" ? policy.query : null,
     "policy-sets": policy.policySets === null ? null : sortedIds(policy.policySets),
-    code: declaredCode(policy)
+    code: declaredCode(policy),
+    rollout: recordWords(policy.rolloutRecord ?? null)
   });
   return {
     resource: "policy",
@@ -68599,18 +67525,20 @@ function replaceChange(policy, current) {
     adoptMarker: false
   };
 }
-function updateChange(policy, current, owner, options) {
+function updateChange2(policy, current, owner, options) {
   const fields = {};
   diffField(fields, "description", stripMarker(current.description), policy.description, sameText);
   diffField(fields, "enforcement-level", current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === "opa") diffField(fields, "query", current.query, policy.query, strictEqual);
   if (policy.policySets !== null && setsKnown(current)) diffField(fields, "policy-sets", sortedIds(current.policySetIds), sortedIds(policy.policySets), sameSet);
   if (!sameCode(policy, current)) fields["code"] = { before: current.code, after: declaredCode(policy) };
+  diffField(fields, "rollout", recordWords(markerRollout(current.description)), recordWords(policy.rolloutRecord ?? null), strictEqual);
   const adopt = options.ownership === "marker" && owner !== "this-source";
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
   const differs = differsIn(names);
-  const reason = adopt ? ["adopt: add ownership marker", differs].filter(Boolean).join("; ") : differs;
+  const promoted = policy.rolloutRecord?.state === "promoted" && fields["rollout"] !== void 0 && fields["enforcement-level"] !== void 0;
+  const reason = [adopt ? "adopt: add ownership marker" : "", promoted ? "rollout promoted" : "", differs].filter(Boolean).join("; ");
   return {
     resource: "policy",
     name: policy.name,
@@ -68642,173 +67570,10 @@ var init_policies2 = __esm({
     "use strict";
     init_fields();
     init_marker();
+    init_rollout_words();
     init_reasons();
     init_pairs();
     init_refs();
-  }
-});
-
-// src/plan/policy-sets.ts
-function formatBytes(bytes) {
-  if (bytes < 1e3) return `${bytes} B`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${(bytes / 1e6).toFixed(1)} MB`;
-}
-function describeSet(set) {
-  const content = set.content;
-  if (content === null) return "its members are the policies that name it";
-  const size = content.files.reduce((sum, file) => sum + file.size, 0);
-  return `versioned, ${count(content.policies, "policy", "policies")}, ${count(content.modules, "module")}, ${formatBytes(size)} (${formatBytes(content.bytes)} packed)`;
-}
-function contentValue(content) {
-  return `${count(content.files.length, "file")}, ${formatBytes(content.bytes)} (sha256:${content.digest.slice(0, 12)})`;
-}
-function planPolicySets(pairs, options, members = /* @__PURE__ */ new Map()) {
-  const plan = { changes: [], warnings: [], conflicts: [] };
-  for (const { declared, live, owner, markedBy } of pairs) {
-    if (live !== null) plan.warnings.push(...versionWarnings(live));
-    if (declared === null) {
-      if (live === null || !options.prune || !ownsUndeclared(owner, options)) continue;
-      const listedBy = members.get(live.id);
-      if (listedBy !== void 0) {
-        const names = listedBy.map((name) => `"${name}"`).join(", ");
-        plan.warnings.push(`policy set "${live.name}" is not declared, but ${count(listedBy.length, "declared policy", "declared policies")} (${names}) ${listedBy.length === 1 ? "lists" : "list"} it in policy-sets: kept, not pruned`);
-        continue;
-      }
-      plan.changes.push(deleteChange(live, "not declared, prune is on"));
-      continue;
-    }
-    if (live === null) {
-      plan.changes.push(createChange2(declared));
-      continue;
-    }
-    if (owner === "another-source" && options.adopt === true) {
-      plan.warnings.push(`policy set "${declared.name}" carries the ownership marker of source "${markedBy}"; this source adopts it (adopt is on).`);
-    }
-    if (owner === "another-source" && options.adopt !== true) {
-      plan.conflicts.push(
-        `conflict: policy set "${declared.name}" carries the ownership marker of source "${markedBy}"; this source never changes it. Declare each policy set in one source only, or take it over with --adopt (adopt: true on the source).`
-      );
-      continue;
-    }
-    if (live.vcsBacked) {
-      plan.conflicts.push(`conflict: policy set "${declared.name}" is backed by a VCS repository on the service; this source never uploads to it. Rename one of them`);
-      continue;
-    }
-    if (live.kind !== declared.kind) {
-      plan.changes.push({ ...createChange2(declared), action: "replace", id: live.id, live: livePolicySetRef(live), reason: "kind changed" });
-      continue;
-    }
-    const update2 = updateChange2(declared, live, owner !== "this-source" && options.ownership === "marker", options);
-    if (update2 !== null) plan.changes.push(update2);
-  }
-  return plan;
-}
-function versionWarnings(live) {
-  const newest = live.newestVersion;
-  if (newest === null || newest.id === live.currentVersionId) return [];
-  const enforced = live.currentVersionId === null ? "no version is enforced yet" : `the service still enforces ${live.currentVersionId}`;
-  const why = newest.status === "errored" ? `errored: ${newest.errorMessage ?? "no message"}` : `is ${newest.status}`;
-  return [`policy set "${live.name}": its newest version ${newest.id} ${why}; ${enforced}`];
-}
-function shownParameters(parameters) {
-  return parameters.map((p2) => p2.sensitive ? `${p2.key} (sensitive)` : `${p2.key}=${p2.value ?? ""}`).sort();
-}
-function settingValues(set) {
-  return created({
-    kind: set.kind,
-    description: set.description,
-    global: set.global,
-    overridable: set.overridable,
-    "agent-enabled": set.agentEnabled,
-    "policy-tool-version": set.policyToolVersion,
-    ...Object.fromEntries(SCOPE_FIELDS.map(([field2, key]) => [field2, set.scope[key]])),
-    parameters: set.parameters === null ? null : shownParameters(set.parameters),
-    content: set.content === null ? null : contentValue(set.content)
-  });
-}
-function createChange2(set) {
-  return {
-    resource: "policy-set",
-    name: set.name,
-    id: null,
-    action: "create",
-    reason: describeSet(set),
-    fields: settingValues(set),
-    declared: policySetSpec(set),
-    live: null,
-    uploadContent: set.content !== null,
-    adoptMarker: false
-  };
-}
-function contentFiles(before, after) {
-  const was = new Map(before.map((f2) => [f2.path, f2.sha256]));
-  const is = new Set(after.map((f2) => f2.path));
-  const byPath = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
-  return {
-    added: after.filter((f2) => !was.has(f2.path)).map((f2) => f2.path).sort(byPath),
-    changed: after.filter((f2) => was.has(f2.path) && was.get(f2.path) !== f2.sha256).map((f2) => f2.path).sort(byPath),
-    removed: before.filter((f2) => !is.has(f2.path)).map((f2) => f2.path).sort(byPath)
-  };
-}
-function updateChange2(set, live, adopt, options) {
-  const fields = {};
-  diffField(fields, "description", stripMarker(live.description), set.description, sameText);
-  diffField(fields, "global", live.global, set.global, strictEqual);
-  if (set.overridable !== null) diffField(fields, "overridable", live.overridable, set.overridable, strictEqual);
-  if (set.agentEnabled !== null) diffField(fields, "agent-enabled", live.agentEnabled, set.agentEnabled, strictEqual);
-  if (set.policyToolVersion !== null) diffField(fields, "policy-tool-version", live.policyToolVersion, set.policyToolVersion, strictEqual);
-  for (const [field2, key, liveKey] of SCOPE_FIELDS) {
-    const declaredIds = set.scope[key];
-    if (declaredIds !== null) diffField(fields, field2, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
-  }
-  if (set.parameters !== null && live.parameters !== null) {
-    const before2 = shownParameters(live.parameters);
-    const after = shownParameters(set.parameters);
-    const sensitiveChanged = set.parameters.some((p2) => p2.sensitive) && set.sensitiveDigest !== markerSensitive(live.description);
-    const shown2 = sensitiveChanged ? after.map((p2) => p2.endsWith(" (sensitive)") ? p2.replace(" (sensitive)", " (sensitive, changed)") : p2) : after;
-    if (!sameSet(before2, after) || sensitiveChanged) fields["parameters"] = { before: before2, after: shown2 };
-  }
-  const recorded = markerContent(live.description);
-  const upload2 = set.content !== null && recorded !== set.content.digest;
-  if (upload2) fields["content"] = { before: recorded === null ? null : `sha256:${recorded.slice(0, 12)}`, after: contentValue(set.content) };
-  if (Object.keys(fields).length === 0 && !adopt) return null;
-  const reason = [adopt ? "adopt: add ownership marker" : "", differsIn(Object.keys(fields))].filter((r2) => r2 !== "").join("; ");
-  const before = upload2 && recorded !== null ? options.setFiles?.(recorded) : void 0;
-  return {
-    resource: "policy-set",
-    name: set.name,
-    id: live.id,
-    action: "update",
-    reason,
-    fields,
-    declared: policySetSpec(set),
-    live: livePolicySetRef(live),
-    uploadContent: upload2,
-    adoptMarker: adopt,
-    ...before === void 0 ? {} : { contentFiles: contentFiles(before, set.content.files) }
-  };
-}
-function deleteChange(live, reason) {
-  const fields = removed({ kind: live.kind, description: stripMarker(live.description) });
-  return { resource: "policy-set", name: live.name, id: live.id, action: "delete", reason, fields, declared: null, live: livePolicySetRef(live), uploadContent: false, adoptMarker: false };
-}
-var SCOPE_FIELDS;
-var init_policy_sets3 = __esm({
-  "src/plan/policy-sets.ts"() {
-    "use strict";
-    init_plural();
-    init_fields();
-    init_marker();
-    init_pairs();
-    init_reasons();
-    init_refs();
-    SCOPE_FIELDS = [
-      ["workspaces", "workspaces", "workspaceIds"],
-      ["projects", "projects", "projectIds"],
-      ["workspace-exclusions", "workspaceExclusions", "workspaceExclusionIds"],
-      ["project-exclusions", "projectExclusions", "projectExclusionIds"]
-    ];
   }
 });
 
@@ -68819,45 +67584,16 @@ function lastSeen(agent, poolName, now) {
   if (time === null) return null;
   const field2 = pinged ? "last-ping-at" : "created-at";
   const who = `agent "${agent.name ?? agent.id}" of pool "${poolName}"`;
-  const at = TIMESTAMP.test(time) ? Date.parse(time) : NaN;
-  if (Number.isNaN(at)) return { warning: `${who} has ${field2} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
-  if (at > now) return { warning: `${who} has ${field2} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
-  return { at, time, pinged };
+  const at3 = TIMESTAMP.test(time) ? Date.parse(time) : NaN;
+  if (Number.isNaN(at3)) return { warning: `${who} has ${field2} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
+  if (at3 > now) return { warning: `${who} has ${field2} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
+  return { at: at3, time, pinged };
 }
 var TIMESTAMP;
 var init_agent_time = __esm({
   "src/plan/agent-time.ts"() {
     "use strict";
     TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-  }
-});
-
-// src/plan/pool-access.ts
-function accessLists(pool) {
-  const values = {};
-  for (const list of LISTS2) {
-    const declared = pool[list.declared];
-    if (declared !== void 0 && declared !== null) values[list.field] = sortedIds(declared);
-  }
-  return values;
-}
-function diffAccessLists(fields, pool, current) {
-  for (const list of LISTS2) {
-    const declared = pool[list.declared];
-    if (declared === void 0 || declared === null) continue;
-    const live = current[list.live];
-    if (!sameSet(live, declared)) fields[list.field] = { before: sortedIds(live), after: sortedIds(declared) };
-  }
-}
-var LISTS2;
-var init_pool_access = __esm({
-  "src/plan/pool-access.ts"() {
-    "use strict";
-    init_fields();
-    LISTS2 = [
-      { field: "allowed-projects", declared: "allowedProjects", live: "allowedProjectIds" },
-      { field: "excluded-workspaces", declared: "excludedWorkspaces", live: "excludedWorkspaceIds" }
-    ];
   }
 });
 
@@ -69023,7 +67759,7 @@ function planPairs(pairing, declared, live, options, names) {
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
   const sets = planPolicySets(pairing.sets, options, setMembers(declared));
-  const changes = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
+  const changes = withScopeNames(sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]), live, names?.wildcards ?? /* @__PURE__ */ new Map());
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...names?.warnings ?? []];
   if (prune.kept.length > 0) {
@@ -69037,11 +67773,11 @@ function planPairs(pairing, declared, live, options, names) {
   };
 }
 function setMembers(declared) {
-  const members = /* @__PURE__ */ new Map();
+  const members2 = /* @__PURE__ */ new Map();
   for (const policy of declared.policies) {
-    for (const id of policy.policySets ?? []) members.set(id, [...members.get(id) ?? [], policy.name]);
+    for (const id of policy.policySets ?? []) members2.set(id, [...members2.get(id) ?? [], policy.name]);
   }
-  return members;
+  return members2;
 }
 function keptUndeclared2(pairing, changes) {
   const deleted = new Set(changes.filter((c4) => c4.action === "delete").map((c4) => c4.id));
@@ -69067,29 +67803,698 @@ var init_plan = __esm({
     init_names();
     init_pairs();
     init_policies2();
-    init_policy_sets3();
+    init_policy_sets();
     init_pools2();
     init_prune();
+    init_scope_names();
     ACTION_ORDER = { create: 0, replace: 1, update: 2, delete: 3 };
     RESOURCE_ORDER = { "policy-set": 0, policy: 1, "agent-pool": 2, agent: 3 };
   }
 });
 
+// src/plan/evidence.ts
+function blocks2(level) {
+  return LEVEL_RANK[level] > 0;
+}
+function latestEvaluated(runs) {
+  let latest = null;
+  for (const run of runs) {
+    if (run.outcome !== "passed" && run.outcome !== "failed") continue;
+    if (latest === null || run.at > latest.at) latest = run;
+  }
+  return latest;
+}
+function runsOf(evidence, policy, workspaceId) {
+  return evidence.runs[policy]?.[workspaceId] ?? [];
+}
+function changeEvidence(evidence, policies, inScope2) {
+  const names = new Map(evidence.workspaces.map((w2) => [w2.id, w2.name]));
+  const failing = [];
+  const blocking = [];
+  let passing = 0;
+  let evaluated = 0;
+  for (const id of inScope2) {
+    const latest = policies.map((p2) => ({ level: p2.level, run: latestEvaluated(runsOf(evidence, p2.name, id)) })).filter((l) => l.run !== null);
+    if (latest.length === 0) continue;
+    evaluated += 1;
+    const failed = latest.filter((l) => l.run.outcome === "failed");
+    if (failed.length === 0) {
+      passing += 1;
+      continue;
+    }
+    const name = names.get(id) ?? id;
+    failing.push(name);
+    if (failed.some((l) => blocks2(l.level))) blocking.push(name);
+  }
+  const byName2 = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
+  return {
+    policies: policies.map((p2) => p2.name),
+    in_scope: inScope2.length,
+    evaluated,
+    failing: failing.sort(byName2),
+    passing,
+    not_evaluated: inScope2.length - evaluated,
+    window: evidence.window,
+    partial: evidence.partial,
+    blocking: blocking.sort(byName2)
+  };
+}
+var init_evidence = __esm({
+  "src/plan/evidence.ts"() {
+    "use strict";
+    init_model();
+  }
+});
+
+// src/plan/tightening.ts
+function tightenings(changes, declared, live) {
+  const found = [];
+  for (const change of changes) {
+    const tightening = change.resource === "policy" ? policyTightening(change, declared, live) : change.resource === "policy-set" ? setTightening(change, declared, live) : null;
+    if (tightening !== null) found.push(tightening);
+  }
+  return found;
+}
+function inScope(scopes, workspaces) {
+  const held = (w2, s3) => !s3.workspaceExclusionIds.includes(w2.id) && !(w2.projectId !== null && s3.projectExclusionIds.includes(w2.projectId)) && (s3.global || s3.workspaceIds.includes(w2.id) || w2.projectId !== null && s3.projectIds.includes(w2.projectId));
+  return workspaces.filter((w2) => scopes.some((s3) => held(w2, s3))).map((w2) => w2.id).sort();
+}
+function rises(field2) {
+  if (field2 === void 0 || typeof field2.after !== "string") return false;
+  const before = typeof field2.before === "string" ? LEVEL_RANK[field2.before] ?? 0 : 0;
+  return (LEVEL_RANK[field2.after] ?? 0) > before;
+}
+function added(field2) {
+  if (field2 === void 0 || !Array.isArray(field2.after)) return false;
+  const before = Array.isArray(field2.before) ? field2.before : [];
+  return field2.after.some((id) => !before.includes(id));
+}
+function policyScopes(change, declared, live) {
+  const sets = change.declared?.policySets ?? change.live?.policySetIds ?? [];
+  return sets.flatMap((entry) => {
+    const current = (live.policySets ?? []).find((s3) => s3.id === entry || s3.name === entry);
+    const scope = scopeAfter(current?.name ?? entry, current ?? null, declared);
+    return scope === null ? [] : [scope];
+  });
+}
+function policyTightening(change, declared, live) {
+  if (change.declared === null) return null;
+  const joins = change.action === "create" ? (change.declared.policySets ?? []).length > 0 : added(change.fields["policy-sets"]);
+  if (!joins && !rises(change.fields["enforcement-level"])) return null;
+  return { resource: "policy", name: change.name, policies: [{ name: change.name, level: change.declared.enforcementLevel }], scopes: policyScopes(change, declared, live) };
+}
+function setTightening(change, declared, live) {
+  if (change.declared === null) return null;
+  const f2 = change.fields;
+  const widens = change.action !== "update" || f2["global"]?.after === true || added(f2["workspaces"]) || added(f2["projects"]) || removedIds(f2["workspace-exclusions"]) || removedIds(f2["project-exclusions"]);
+  const content = change.declared.content;
+  if (!widens && (content === null || f2["content"] === void 0)) return null;
+  const scope = scopeAfter(change.name, change.live, declared);
+  const policies = content === null ? members(change, declared, live) : versionedPolicies(content.levels ?? [], widens);
+  if (scope === null || policies.length === 0) return null;
+  return { resource: "policy-set", name: change.name, policies, scopes: [scope] };
+}
+function versionedPolicies(levels2, widens) {
+  const known = levels2.filter((p2) => p2.level in LEVEL_RANK);
+  return known.filter((p2) => widens || blocks2(p2.level)).map((p2) => ({ name: p2.name, level: p2.level }));
+}
+function removedIds(field2) {
+  return field2 !== void 0 && added({ before: field2.after, after: field2.before });
+}
+function members(change, declared, live) {
+  const keys = [change.name, ...change.id === null ? [] : [change.id]];
+  const named = declared.policies.filter((p2) => p2.policySets?.some((s3) => keys.includes(s3)) === true);
+  const managed = new Set(declared.policies.filter((p2) => p2.policySets !== null).map((p2) => p2.name));
+  const held = change.id === null ? [] : live.policies.filter((p2) => p2.policySetIds.includes(change.id) && !managed.has(p2.name) && !named.some((d) => d.name === p2.name));
+  const levelOf2 = new Map(declared.policies.map((p2) => [p2.name, p2.enforcementLevel]));
+  return [...named.map((p2) => ({ name: p2.name, level: p2.enforcementLevel })), ...held.map((p2) => ({ name: p2.name, level: levelOf2.get(p2.name) ?? p2.enforcementLevel }))].sort((a, b3) => a.name < b3.name ? -1 : a.name > b3.name ? 1 : 0);
+}
+function scopeAfter(name, current, declared) {
+  const set = (declared.policySets ?? []).find((s3) => s3.name === name);
+  if (set === void 0) {
+    return current === null ? null : {
+      global: current.global,
+      workspaceIds: current.workspaceIds,
+      projectIds: current.projectIds,
+      workspaceExclusionIds: current.workspaceExclusionIds,
+      projectExclusionIds: current.projectExclusionIds
+    };
+  }
+  return {
+    global: set.global,
+    workspaceIds: set.scope.workspaces ?? current?.workspaceIds ?? [],
+    projectIds: set.scope.projects ?? current?.projectIds ?? [],
+    workspaceExclusionIds: set.scope.workspaceExclusions ?? current?.workspaceExclusionIds ?? [],
+    projectExclusionIds: set.scope.projectExclusions ?? current?.projectExclusionIds ?? []
+  };
+}
+function withEvidence(plan, tightened, evidence) {
+  if (evidence === null) return plan;
+  const found = new Map(tightened.map((t2) => [`${t2.resource}\0${t2.name}`, t2]));
+  if (found.size === 0) return plan;
+  const changes = plan.changes.map((change) => {
+    const t2 = found.get(`${change.resource}\0${change.name}`);
+    return t2 === void 0 ? change : { ...change, evidence: changeEvidence(evidence, t2.policies, inScope(t2.scopes, evidence.workspaces)) };
+  });
+  return { ...plan, changes };
+}
+var init_tightening = __esm({
+  "src/plan/tightening.ts"() {
+    "use strict";
+    init_model();
+    init_evidence();
+  }
+});
+
+// src/plan/rollout.ts
+function rolloutDigest(policy, spec) {
+  return codeDigest(JSON.stringify([spec.start, spec.cleanRuns, spec.failingWorkspaces, spec.afterMs, policy.enforcementLevel, policy.codeDigest])).slice(0, 16);
+}
+function withRecords(declared, live) {
+  return declared.policies.flatMap((policy) => {
+    if (policy.rollout === void 0 || policy.rollout === null) return [];
+    const current = live.policies.find((p2) => p2.name === policy.name && p2.kind === policy.kind) ?? null;
+    return [{ policy, spec: policy.rollout, current, record: markerRollout(current?.description ?? null) }];
+  });
+}
+function rolloutsInProgress(declared, live) {
+  return withRecords(declared, live).filter(({ policy, spec, record: record2 }) => record2 !== null && record2.state === "held" && record2.digest === rolloutDigest(policy, spec)).map(({ policy }) => policy.name);
+}
+function withRollouts(declared, live, evidence, now) {
+  const rollouts = [];
+  const decided = /* @__PURE__ */ new Map();
+  for (const { policy, spec, current, record: record2 } of withRecords(declared, live)) {
+    const digest = rolloutDigest(policy, spec);
+    if (record2?.digest === digest && record2.state === "promoted") {
+      decided.set(policy.name, { ...policy, rolloutRecord: record2 });
+    } else if (record2 === null && current !== null && current.enforcementLevel === policy.enforcementLevel && current.codeDigest === policy.codeDigest) {
+      decided.set(policy.name, { ...policy, rolloutRecord: { digest, startedAt: now, state: "promoted" } });
+    } else if (record2?.digest !== digest) {
+      const started = { digest, startedAt: now, state: "held" };
+      rollouts.push(status(policy, spec, started, "starting", { cleanRuns: 0, failing: [], errored: [], partial: false }, now));
+      decided.set(policy.name, { ...policy, enforcementLevel: spec.start, rolloutRecord: started });
+    } else {
+      const progress = evidence === null ? { cleanRuns: 0, failing: [], errored: [], partial: true } : measure(policy, current, record2, evidence, declared, live);
+      const promote = mayPromote(spec, record2, progress, now);
+      rollouts.push(status(policy, spec, record2, promote ? "promoted" : "held", progress, now));
+      decided.set(policy.name, promote ? { ...policy, rolloutRecord: { ...record2, state: "promoted" } } : { ...policy, enforcementLevel: spec.start, rolloutRecord: record2 });
+    }
+  }
+  if (decided.size === 0) return { declared, rollouts };
+  return { declared: { ...declared, policies: declared.policies.map((p2) => decided.get(p2.name) ?? p2) }, rollouts };
+}
+function mayPromote(spec, record2, progress, now) {
+  if (progress.partial) return false;
+  if (progress.errored.length > 0) return false;
+  if (progress.cleanRuns < spec.cleanRuns) return false;
+  if (progress.failing.length > spec.failingWorkspaces) return false;
+  if (now - record2.startedAt < spec.afterMs) return false;
+  return true;
+}
+function measure(policy, current, record2, evidence, declared, live) {
+  const scope = inScope(policyScopes({ declared: { policySets: policy.policySets }, live: current }, declared, live), evidence.workspaces);
+  const names = new Map(evidence.workspaces.map((w2) => [w2.id, w2.name]));
+  let cleanRuns = 0;
+  const failing = [];
+  const errored = [];
+  for (const id of scope) {
+    const runs = runsOf(evidence, policy.name, id).filter((run) => run.at >= record2.startedAt);
+    cleanRuns += runs.filter((run) => run.outcome === "passed").length;
+    if (latestEvaluated(runsOf(evidence, policy.name, id))?.outcome === "failed") failing.push(names.get(id) ?? id);
+    const latest = runs.reduce((a, b3) => a === null || b3.at > a.at ? b3 : a, null);
+    if (latest !== null && (latest.outcome === "errored" || latest.outcome === "unreachable")) errored.push(names.get(id) ?? id);
+  }
+  return { cleanRuns, failing: failing.sort(), errored: errored.sort(), partial: evidence.partial };
+}
+function status(policy, spec, record2, state, progress, now) {
+  const readyAt = record2.startedAt + spec.afterMs;
+  return {
+    policy: policy.name,
+    state,
+    start: spec.start,
+    level: policy.enforcementLevel,
+    startedAt: record2.startedAt,
+    readyAt,
+    waiting: now < readyAt,
+    neededRuns: spec.cleanRuns,
+    allowedFailing: spec.failingWorkspaces,
+    ...progress
+  };
+}
+var init_rollout = __esm({
+  "src/plan/rollout.ts"() {
+    "use strict";
+    init_code_content();
+    init_evidence();
+    init_marker();
+    init_tightening();
+  }
+});
+
+// src/api/request-budget.ts
+function spending(transport, take) {
+  return {
+    url: (path28) => transport.url(path28),
+    logger: transport.logger,
+    send: (request5, signal) => {
+      take();
+      return transport.send(request5, signal);
+    }
+  };
+}
+var BudgetSpentError, RequestBudget, Reservation;
+var init_request_budget = __esm({
+  "src/api/request-budget.ts"() {
+    "use strict";
+    BudgetSpentError = class extends Error {
+      constructor(limit2) {
+        super(`the request budget of ${limit2} is spent`);
+        this.limit = limit2;
+      }
+      limit;
+      name = "BudgetSpentError";
+    };
+    RequestBudget = class {
+      constructor(limit2) {
+        this.limit = limit2;
+      }
+      limit;
+      used = 0;
+      /** Set aside by reservations and not spent yet: no one else may spend it. */
+      held = 0;
+      get spent() {
+        return this.used;
+      }
+      /** Neither spent nor set aside. */
+      get left() {
+        return this.limit - this.used - this.held;
+      }
+      take() {
+        if (this.left <= 0) throw new BudgetSpentError(this.limit);
+        this.used += 1;
+      }
+      /** Sets `count` aside, or null (nothing set aside) when fewer are left. */
+      reserve(count2) {
+        if (count2 > this.left) return null;
+        this.held += count2;
+        return new Reservation(this, count2, () => {
+          this.held -= 1;
+          this.used += 1;
+        }, (unused) => this.held -= unused);
+      }
+      view(transport) {
+        return spending(transport, () => this.take());
+      }
+    };
+    Reservation = class {
+      constructor(budget, remaining, spendHeld, giveBack) {
+        this.budget = budget;
+        this.remaining = remaining;
+        this.spendHeld = spendHeld;
+        this.giveBack = giveBack;
+      }
+      budget;
+      remaining;
+      spendHeld;
+      giveBack;
+      take() {
+        if (this.remaining <= 0) return this.budget.take();
+        this.remaining -= 1;
+        this.spendHeld();
+      }
+      /** Gives back what was set aside and not spent; call it once the work is done. */
+      release() {
+        this.giveBack(this.remaining);
+        this.remaining = 0;
+      }
+      view(transport) {
+        return spending(transport, () => this.take());
+      }
+    };
+  }
+});
+
+// src/api/evidence-listing.ts
+async function spent(reading) {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof BudgetSpentError) return null;
+    throw error;
+  }
+}
+async function listInScope(api, input) {
+  const found = /* @__PURE__ */ new Map();
+  if (input.listing === "organization") {
+    await mapLimit(nameBatches(input.workspaces), input.concurrency, async (batch) => {
+      const runs = await spent(api.listOrganizationRuns(input.organization, {
+        workspaceNames: batch.map((ws) => ws.name),
+        since: input.since,
+        includeTaskStages: true,
+        budget: input.budget
+      }));
+      for (const ws of batch) {
+        const own = runs?.filter((run) => run.workspaceId === ws.id) ?? null;
+        if (own === null || own.length > 0) found.set(ws.id, own);
+      }
+    });
+  }
+  const unlisted = input.workspaces.filter((ws) => !found.has(ws.id));
+  await mapLimit(unlisted, input.concurrency, async (ws) => {
+    const runs = await spent(api.listWorkspaceRuns(ws.id, { since: input.since, includeTaskStages: true, budget: input.budget }));
+    found.set(ws.id, runs?.map((run) => ({ ...run, workspaceId: run.workspaceId ?? ws.id })) ?? null);
+  });
+  return input.workspaces.map((ws) => found.get(ws.id) ?? null);
+}
+function nameBatches(workspaces) {
+  const batches = [];
+  let current = [];
+  let chars = 0;
+  for (const ws of workspaces) {
+    if (current.length > 0 && chars + ws.name.length + 1 > NAMES_PER_REQUEST_CHARS) {
+      batches.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(ws);
+    chars += ws.name.length + 1;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+var NAMES_PER_REQUEST_CHARS;
+var init_evidence_listing = __esm({
+  "src/api/evidence-listing.ts"() {
+    "use strict";
+    init_map_limit();
+    init_request_budget();
+    NAMES_PER_REQUEST_CHARS = 1500;
+  }
+});
+
+// src/api/evidence-runs.ts
+async function readWithin(api, run, budget) {
+  const reservation = budget.reserve(expectedCost(run));
+  if (reservation === null) return null;
+  try {
+    return await spent(readRun(api, run, reservation));
+  } finally {
+    reservation.release();
+  }
+}
+function expectedCost(run) {
+  if (run.taskStages === null) return 3;
+  const underWay = !FINAL_RUN_STATUSES.has(run.status);
+  return run.taskStages.reduce((sum, stage) => {
+    const ids = stage.policyEvaluationIds;
+    if (ids === null) return sum + 2;
+    return sum + (ids.length === 0 ? 0 : ids.length + (underWay ? 1 : 0));
+  }, 0);
+}
+async function readRun(api, run, budget) {
+  const stages = run.taskStages ?? await api.listTaskStages(run.id, { budget });
+  const reads = [];
+  for (const stage of stages) reads.push(await readStage(api, run, stage, budget));
+  return runFindings(run, reads.flatMap((read) => read.evaluations), reads.flatMap((read) => read.sets));
+}
+async function readStage(api, run, stage, budget) {
+  if (stage.policyEvaluationIds !== null && stage.policyEvaluationIds.length === 0) return { evaluations: [], sets: [] };
+  const listed = stage.policyEvaluationIds === null ? await api.listPolicyEvaluations(stage.id, { budget }) : null;
+  const ids = listed?.map((evaluation) => evaluation.id) ?? stage.policyEvaluationIds ?? [];
+  const byEvaluation = /* @__PURE__ */ new Map();
+  for (const id of ids) {
+    const status2 = listed?.find((evaluation) => evaluation.id === id)?.status;
+    byEvaluation.set(id, status2 !== void 0 && WITHOUT_OUTCOMES.has(status2) ? [] : await api.listPolicySetOutcomes(id, { budget }));
+  }
+  const sets = [...byEvaluation.values()].flat();
+  const needStatuses = !FINAL_RUN_STATUSES.has(run.status) || [...byEvaluation.values()].some((list) => list.length === 0);
+  if (listed !== null || !needStatuses) {
+    const evaluations = listed ?? ids.map((id) => ({ id, status: statusOf2(byEvaluation.get(id) ?? []), policyKind: "" }));
+    return { evaluations, sets };
+  }
+  return { evaluations: await api.listPolicyEvaluations(stage.id, { budget }), sets };
+}
+function statusOf2(sets) {
+  const outcomes = sets.flatMap((set) => set.outcomes);
+  if (outcomes.some((outcome) => outcome.status === "failed" && outcome.enforcementLevel !== "advisory")) return "failed";
+  if (sets.some((set) => set.error !== null) || outcomes.some((outcome) => outcome.status !== "passed" && outcome.status !== "failed")) return "errored";
+  return "passed";
+}
+function runFindings(run, evaluations, sets) {
+  return {
+    runId: run.id,
+    workspaceId: run.workspaceId ?? "",
+    createdAt: run.createdAt,
+    status: run.status,
+    finished: FINAL_RUN_STATUSES.has(run.status) && evaluations.every((evaluation) => ENDED.has(evaluation.status)),
+    evaluations: evaluations.map((evaluation) => ({ id: evaluation.id, status: evaluation.status, policyKind: evaluation.policyKind })),
+    outcomes: sets.flatMap((set) => set.outcomes.map((outcome) => ({
+      policy: outcome.policyName,
+      policySet: set.policySetName,
+      status: outcome.status,
+      enforcementLevel: outcome.enforcementLevel
+    }))),
+    setErrors: sets.flatMap((set) => set.error === null ? [] : [{ policySet: set.policySetName, error: set.error }])
+  };
+}
+var ENDED, WITHOUT_OUTCOMES;
+var init_evidence_runs = __esm({
+  "src/api/evidence-runs.ts"() {
+    "use strict";
+    init_model();
+    init_evidence_listing();
+    ENDED = /* @__PURE__ */ new Set(["passed", "failed", "errored", "unreachable", "overridden", "canceled"]);
+    WITHOUT_OUTCOMES = /* @__PURE__ */ new Set(["pending", "running", "unreachable"]);
+  }
+});
+
+// src/api/evidence-summary.ts
+function policyRun(findings, policy) {
+  const entries = findings.outcomes.filter((outcome) => outcome.policy === policy);
+  const base = { runId: findings.runId, createdAt: findings.createdAt, finished: findings.finished };
+  if (entries.length === 0) {
+    const outcome = unnamedOutcome(findings);
+    return outcome === null ? null : { ...base, outcome, enforcementLevel: null, policySets: [] };
+  }
+  const worst = ["failed", "errored", "passed"].find((status2) => entries.some((entry) => wordOf(entry.status) === status2)) ?? "errored";
+  const deciding = entries.find((entry) => wordOf(entry.status) === worst) ?? entries[0];
+  return { ...base, outcome: worst, enforcementLevel: deciding?.enforcementLevel ?? null, policySets: [...new Set(entries.map((entry) => entry.policySet))] };
+}
+function wordOf(status2) {
+  return status2 === "passed" || status2 === "failed" ? status2 : "errored";
+}
+function unnamedOutcome(findings) {
+  if (findings.evaluations.some((evaluation) => evaluation.status === "unreachable")) return "unreachable";
+  if (findings.evaluations.some((evaluation) => evaluation.status === "errored") || findings.setErrors.length > 0) return "errored";
+  return null;
+}
+function policyEvidence(policy, reads) {
+  return { policy, workspaces: reads.map((read) => workspaceEvidence(policy, read)) };
+}
+function workspaceEvidence(policy, read) {
+  const runs = (read.runs ?? []).flatMap(({ findings }) => {
+    const run = findings === null ? null : policyRun(findings, policy);
+    return run === null ? [] : [run];
+  });
+  runs.sort((a, b3) => Date.parse(b3.createdAt) - Date.parse(a.createdAt));
+  return { workspaceId: read.workspace.id, workspaceName: read.workspace.name, latest: runs[0] ?? null, runs, complete: isComplete(read) };
+}
+function isComplete(read) {
+  return read.runs !== null && read.runs.every(({ findings }) => findings !== null);
+}
+var init_evidence_summary = __esm({
+  "src/api/evidence-summary.ts"() {
+    "use strict";
+  }
+});
+
+// src/api/evidence.ts
+async function readEvidence(api, options) {
+  const budget = new RequestBudget(options.budget ?? DEFAULT_EVIDENCE_BUDGET);
+  const to = (options.now ?? Date.now)();
+  const ms = options.windowMs ?? DEFAULT_EVIDENCE_WINDOW_MS;
+  const cache = options.cache ?? createRunCache();
+  const limit2 = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const lists = await listInScope(api, {
+    organization: options.organization,
+    workspaces: options.workspaces,
+    since: to - ms,
+    budget,
+    concurrency: limit2,
+    listing: options.listing ?? "organization"
+  });
+  let cachedRuns = 0;
+  const findings = /* @__PURE__ */ new Map();
+  await mapLimit(newestFirst(lists), limit2, async (run) => {
+    const hit = cache.get(run.id);
+    if (hit !== void 0) cachedRuns += 1;
+    const found = hit ?? await readWithin(api, run, budget);
+    if (found !== null && hit === void 0) cache.put(found);
+    findings.set(run.id, found);
+  });
+  const reads = options.workspaces.map((workspace, i2) => ({
+    workspace,
+    runs: lists[i2]?.map((run) => ({ runId: run.id, findings: findings.get(run.id) ?? null })) ?? null
+  }));
+  return {
+    organization: options.organization,
+    window: { from: new Date(to - ms).toISOString(), to: new Date(to).toISOString(), ms },
+    policies: options.policies.map((policy) => policyEvidence(policy, reads)),
+    workspaces: reads.map((read) => ({
+      workspaceId: read.workspace.id,
+      workspaceName: read.workspace.name,
+      runsInWindow: read.runs?.length ?? null,
+      runsRead: read.runs?.filter((run) => run.findings !== null).length ?? 0,
+      complete: isComplete(read)
+    })),
+    partial: reads.some((read) => !isComplete(read)),
+    requests: budget.spent,
+    budget: budget.limit,
+    cachedRuns
+  };
+}
+function newestFirst(lists) {
+  const out = [];
+  const longest = Math.max(0, ...lists.map((list) => list?.length ?? 0));
+  for (let rank = 0; rank < longest; rank += 1) {
+    for (const list of lists) {
+      const run = list?.[rank];
+      if (run !== void 0) out.push(run);
+    }
+  }
+  return out;
+}
+var DEFAULT_EVIDENCE_WINDOW_MS, DEFAULT_EVIDENCE_BUDGET, DEFAULT_CONCURRENCY;
+var init_evidence2 = __esm({
+  "src/api/evidence.ts"() {
+    "use strict";
+    init_map_limit();
+    init_evidence_cache();
+    init_evidence_listing();
+    init_evidence_runs();
+    init_evidence_summary();
+    init_request_budget();
+    DEFAULT_EVIDENCE_WINDOW_MS = 30 * 24 * 60 * 60 * 1e3;
+    DEFAULT_EVIDENCE_BUDGET = 500;
+    DEFAULT_CONCURRENCY = 8;
+  }
+});
+
+// src/live/run-evidence.ts
+function runEvidenceReader(runs, cache, now = Date.now) {
+  return async (request5) => {
+    const workspaceIds = new Set(request5.policies.flatMap((p2) => p2.workspaceIds));
+    const readout = await readEvidence(runs, {
+      organization: request5.organization,
+      workspaces: request5.workspaces.filter((w2) => workspaceIds.has(w2.id)).map(({ id, name }) => ({ id, name })),
+      policies: request5.policies.map((p2) => p2.policy),
+      windowMs: Math.max(0, now() - request5.since),
+      budget: request5.maxRequests,
+      ...cache === void 0 ? {} : { cache },
+      now
+    });
+    return planEvidence(readout);
+  };
+}
+function planEvidence(readout) {
+  const runs = {};
+  for (const { policy, workspaces } of readout.policies) {
+    const byWorkspace = {};
+    for (const w2 of workspaces) {
+      const finished = w2.runs.filter((run) => run.finished).map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome }));
+      if (finished.length > 0) byWorkspace[w2.workspaceId] = finished;
+    }
+    runs[policy] = byWorkspace;
+  }
+  const incomplete = readout.workspaces.some((w2) => !w2.complete);
+  return { runs, partial: readout.partial || incomplete, requests: readout.requests };
+}
+var init_run_evidence = __esm({
+  "src/live/run-evidence.ts"() {
+    "use strict";
+    init_evidence2();
+  }
+});
+
+// src/live/evidence-stage.ts
+function windowWords(ms) {
+  return ms % 864e5 === 0 ? count(ms / 864e5, "day") : count(Math.max(1, Math.round(ms / 36e5)), "hour");
+}
+async function planWithEvidence(input) {
+  const { declared, live, options, names } = input;
+  const draft = planPairs(pairResources(declared, live, options), declared, live, options, names);
+  const evidence = await readEvidence2(input, draft);
+  const rolled = withRollouts(declared, live, evidence, options.now);
+  const pairing = rolled.rollouts.length === 0 && rolled.declared === declared ? null : pairResources(rolled.declared, live, options);
+  const final = pairing === null ? draft : planPairs(pairing, rolled.declared, live, options, names);
+  const plan = withEvidence(final, tightenings(draft.changes, declared, live), evidence);
+  const warnings = evidence?.warning === void 0 ? plan.warnings : [...plan.warnings, evidence.warning];
+  return { plan: { ...plan, warnings, ...rolled.rollouts.length === 0 ? {} : { rollouts: rolled.rollouts } }, pairing: pairing ?? pairResources(declared, live, options) };
+}
+async function readEvidence2(input, draft) {
+  const { declared, live, settings: settings2, options } = input;
+  const found = tightenings(draft.changes, declared, live);
+  const rolling = rolloutsInProgress(declared, live);
+  if (found.length === 0 && rolling.length === 0) return null;
+  const window2 = windowWords(settings2.windowMs);
+  let workspaces;
+  try {
+    workspaces = (await input.api.listWorkspaces(input.organization)).map(({ id, name, projectId }) => ({ id, name, projectId }));
+  } catch (error) {
+    return { window: window2, workspaces: [], runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
+  }
+  const asks = /* @__PURE__ */ new Map();
+  const ask = (policy, ids) => asks.set(policy, /* @__PURE__ */ new Set([...asks.get(policy) ?? [], ...ids]));
+  for (const t2 of found) for (const p2 of t2.policies) ask(p2.name, inScope(t2.scopes, workspaces));
+  for (const name of rolling) {
+    const policy = declared.policies.find((p2) => p2.name === name);
+    const current = live.policies.find((p2) => p2.name === name) ?? null;
+    ask(name, inScope(policyScopes({ declared: policy, live: current }, declared, live), workspaces));
+  }
+  const starts = rolling.map((name) => markerRollout(live.policies.find((p2) => p2.name === name)?.description ?? null)?.startedAt ?? options.now);
+  const since = Math.min(options.now - settings2.windowMs, ...starts);
+  const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort() })).filter((a) => a.workspaceIds.length > 0);
+  if (policies.length === 0) return { window: window2, workspaces, runs: {}, partial: false };
+  try {
+    const reader = settings2.reader ?? runEvidenceReader(input.api.runs, settings2.runCache, () => options.now);
+    const read = await reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings2.maxRequests });
+    return { window: window2, workspaces, runs: read.runs, partial: read.partial };
+  } catch (error) {
+    return { window: window2, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
+  }
+}
+var DEFAULT_EVIDENCE;
+var init_evidence_stage = __esm({
+  "src/live/evidence-stage.ts"() {
+    "use strict";
+    init_errors();
+    init_marker();
+    init_pairs();
+    init_plan();
+    init_rollout();
+    init_tightening();
+    init_plural();
+    init_run_evidence();
+    DEFAULT_EVIDENCE = { windowMs: 30 * 864e5, maxRequests: 500 };
+  }
+});
+
 // src/session.ts
-function openPassSession(api, signal, now = Date.now) {
+function openPassSession(api, signal, now = Date.now, sleep = systemClock().sleep) {
   const bound = signal === void 0 ? api : api.withSignal(signal);
-  return { signal, api: bound, now, apiReached: () => signal === void 0 ? null : api.reached(signal) };
+  return { signal, api: bound, now, sleep, apiReached: () => signal === void 0 ? null : api.reached(signal) };
 }
 var init_session = __esm({
   "src/session.ts"() {
     "use strict";
+    init_clock();
   }
 });
 
 // src/reconcile.ts
 async function runPass(request5) {
   const { source, logger } = request5;
-  const session = openPassSession(request5.api, request5.signal, request5.now);
+  const session = openPassSession(request5.api, request5.signal, request5.now, request5.sleep);
   let wave;
   const progress = (phase, done2, total, failed2 = 0) => request5.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2, ...wave === void 0 ? {} : { wave } });
   const header3 = { name: source.name, organization: source.organization, revision: request5.revision };
@@ -69105,16 +68510,16 @@ async function runPass(request5) {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...request5.env === void 0 ? {} : { env: request5.env },
+      ...source.parameters === void 0 ? {} : { parameters: source.parameters },
       ...session.signal === void 0 ? {} : { signal: session.signal },
-      ...request5.declaredCache === void 0 ? {} : { cache: request5.declaredCache }
+      ...request5.declaredCache === void 0 ? {} : { cache: request5.declaredCache },
+      ...session.api.keyedDigest === void 0 ? {} : { keyedDigest: (text2) => session.api.keyedDigest(text2) }
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned("declared", error.problems.map(formatProblem));
     throw error;
   }
   if (declaresNothing(declared) && !source.allowEmpty && request5.saved === void 0) return unplanned("declared", [emptySourceError(request5.dir)]);
-  declared = withSensitiveDigests(declared, session.api);
-  for (const set of declared.policySets ?? []) if (set.content !== null) request5.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
   let live;
   await request5.beforeLive?.();
   try {
@@ -69132,14 +68537,16 @@ async function runPass(request5) {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request5, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: evidenceSettings(request5) });
+  session.signal?.throwIfAborted();
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
   const plan = request5.saved === void 0 ? fresh.plan : savedPlan(request5.saved, fresh.plan, fresh.pairing);
+  const policySets = fresh.pairing.sets.flatMap((pair2) => pair2.declared === null ? [] : [{ name: pair2.declared.name, live: pair2.live }]);
   const quiet = plan.changes.length === 0 && plan.errors.length === 0;
   logger[quiet ? "debug" : request5.appliedLogLevel ?? "info"]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
   await request5.onPlan?.({ ...header3, plan });
   if (request5.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
-    return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
+    return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0, policySets };
   }
   let done = 0;
   let failed = 0;
@@ -69148,6 +68555,7 @@ async function runPass(request5) {
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
+    clock: session,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
@@ -69155,6 +68563,7 @@ async function runPass(request5) {
     onUploaded: (policyId, updatedAt, digest) => request5.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request5.concurrency,
     ...request5.env === void 0 ? {} : { env: request5.env },
+    ...source.parameters === void 0 ? {} : { parameters: source.parameters },
     ...request5.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request5.appliedLogLevel },
     onWave: (name) => {
       wave = name;
@@ -69165,6 +68574,10 @@ async function runPass(request5) {
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
     }
   });
+  const failures = applyFailures(results, request5, session);
+  return { sourcePlan: { ...header3, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
+}
+function applyFailures(results, request5, session) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
@@ -69172,7 +68585,7 @@ async function runPass(request5) {
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${count(notStarted.length, "planned change")} ${notStarted.length === 1 ? "was" : "were"} not applied: ${names}`);
   }
-  return { sourcePlan: { ...header3, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
+  return failures;
 }
 function savedPlan(saved, fresh, pairing) {
   const refuse = (errors) => ({ changes: [], warnings: [], errors });
@@ -69189,6 +68602,10 @@ function savedPlan(saved, fresh, pairing) {
     return refuse([savedRefusalHead("refused", "a plan made now has errors; nothing was applied"), ...fresh.errors]);
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
+}
+function evidenceSettings(request5) {
+  const settings2 = request5.evidence ?? { ...DEFAULT_EVIDENCE, ...request5.source.evidence };
+  return request5.runCache === void 0 ? settings2 : { ...settings2, runCache: request5.runCache };
 }
 function planOptions(request5, session) {
   const { source } = request5;
@@ -69212,24 +68629,8 @@ async function freshPlan(declared, live, options, where) {
   } catch (error) {
     return errorMessage(error);
   }
-  const pairing = pairResources(shown2, live, options);
-  const plan = planPairs(pairing, shown2, live, options, names);
-  if (!mayPassLimits(plan, shown2)) return { plan, pairing };
-  try {
-    const limits = await where.api.getEntitlements(where.organization);
-    return { plan: { ...plan, errors: [...plan.errors, ...limitErrors(plan, shown2, live, limits)] }, pairing };
-  } catch (error) {
-    return { plan: { ...plan, warnings: [...plan.warnings, `the edition's limits could not be read (${errorMessage(error)}); they were not checked`] }, pairing };
-  }
-}
-function withSensitiveDigests(declared, api) {
-  if (declared.policySets === void 0 || api.keyedDigest === void 0) return declared;
-  const digest = (text2) => api.keyedDigest(text2);
-  const policySets = declared.policySets.map((set) => {
-    const sensitive = (set.parameters ?? []).filter((p2) => p2.sensitive).map((p2) => [p2.key, p2.value]);
-    return sensitive.length === 0 ? set : { ...set, sensitiveDigest: digest(JSON.stringify([set.name, sensitive])) };
-  });
-  return { ...declared, policySets };
+  const { plan, pairing } = await planWithEvidence({ ...where, declared: shown2, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
+  return { plan: await checkedAgainstLimits(plan, shown2, live, where.api, where.organization), pairing };
 }
 var init_reconcile = __esm({
   "src/reconcile.ts"() {
@@ -69239,11 +68640,11 @@ var init_reconcile = __esm({
     init_empty_source();
     init_errors();
     init_plural();
+    init_limits2();
     init_read_failure();
     init_read_live();
-    init_limits();
+    init_evidence_stage();
     init_names();
-    init_plan();
     init_pairs();
     init_policies2();
     init_saved();
@@ -69276,11 +68677,11 @@ var init_signature = __esm({
 
 // src/server/authorization.ts
 function carriesBearer(authorization, token) {
-  const credentials = parse2(authorization);
+  const credentials = parse3(authorization);
   return credentials?.scheme === "bearer" && constantTimeEqual(credentials.value, token);
 }
 function carriesStatusToken(authorization, token) {
-  const credentials = parse2(authorization);
+  const credentials = parse3(authorization);
   if (credentials === null) return false;
   if (credentials.scheme === "bearer") return constantTimeEqual(credentials.value, token);
   if (credentials.scheme !== "basic") return false;
@@ -69288,7 +68689,7 @@ function carriesStatusToken(authorization, token) {
   const colon = decoded.indexOf(":");
   return colon >= 0 && constantTimeEqual(decoded.slice(colon + 1), token);
 }
-function parse2(authorization) {
+function parse3(authorization) {
   if (authorization === void 0) return null;
   const match = /^(\S+)\s+(\S+)\s*$/.exec(authorization);
   return match === null ? null : { scheme: (match[1] ?? "").toLowerCase(), value: match[2] ?? "" };
@@ -69370,8 +68771,8 @@ var init_request_origin = __esm({
 });
 
 // src/server/control.ts
-function isControlPath(path22) {
-  return path22.startsWith("/sources/");
+function isControlPath(path28) {
+  return path28.startsWith("/sources/");
 }
 async function handleControl2(request5, url, authorize, target, standby = () => null) {
   const match = ROUTE.exec(url.pathname);
@@ -69432,10 +68833,10 @@ var init_control2 = __esm({
 function escapeHtml2(text2) {
   return text2.replace(/[&<>"']/g, (c4) => ENTITIES[c4] ?? c4);
 }
-function html(strings, ...values) {
-  let out = strings[0] ?? "";
+function html(strings2, ...values) {
+  let out = strings2[0] ?? "";
   values.forEach((value2, i2) => {
-    out += render(value2) + (strings[i2 + 1] ?? "");
+    out += render(value2) + (strings2[i2 + 1] ?? "");
   });
   return new SafeHtml(out);
 }
@@ -69494,11 +68895,11 @@ var init_status_page_script = __esm({
 });
 
 // src/server/status-page-parts.ts
-function driftFact(status) {
-  if (status.lastPass !== null && status.lastPass.drift === null) return "unknown: the last pass made no plan";
-  if (status.driftCount === null) return "unknown";
-  const waiting = status.waitingForWindow === null ? "" : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
-  return html`<b>${count(status.driftCount, "change")}</b> in the last plan${waiting}`;
+function driftFact(status2) {
+  if (status2.lastPass !== null && status2.lastPass.drift === null) return "unknown: the last pass made no plan";
+  if (status2.driftCount === null) return "unknown";
+  const waiting = status2.waitingForWindow === null ? "" : html` · <b>${status2.waitingForWindow}</b> waiting for the sync window`;
+  return html`<b>${count(status2.driftCount, "change")}</b> in the last plan${waiting}`;
 }
 function leadershipBanner(leadership) {
   if (leadership === null) return "";
@@ -69508,25 +68909,31 @@ function leadershipBanner(leadership) {
   const who = leader === null ? html`no replica holds the lease right now` : html`the leader is <b>${leader}</b>`;
   return html`<p class="leadership"><span class="badge idle">standby</span> This replica, <b>${identity}</b>, stands by and does not sync: ${who}. The passes below are those it ran while it led, if any.${store}</p>`;
 }
-function stateFacts(status) {
+function stateFacts(status2) {
   const facts = [];
-  if (status.suspended) facts.push(html`<div><dt>Suspended</dt><dd><span class="badge warn">suspended</span> since ${status.suspendedAt ?? ""}</dd></div>`);
-  if (status.syncWindow !== null) {
-    const { closed, reason } = status.syncWindow;
+  if (status2.suspended) facts.push(html`<div><dt>Suspended</dt><dd><span class="badge warn">suspended</span> since ${status2.suspendedAt ?? ""}</dd></div>`);
+  if (status2.syncWindow !== null) {
+    const { closed, reason } = status2.syncWindow;
     facts.push(html`<div><dt>Sync window</dt><dd><span class="badge ${closed ? "warn" : "ok"}">${closed ? "closed" : "open"}</span> ${reason ?? ""}</dd></div>`);
   }
   return facts;
 }
-function poolWarnings(status) {
-  const stuck = (status.pools ?? []).filter((p2) => p2.warning !== null);
+function poolWarnings(status2) {
+  const stuck = (status2.pools ?? []).filter((p2) => p2.warning !== null);
   if (stuck.length === 0) return "";
   return html`<div class="error"><b>Agent pools</b><ul>${stuck.map((p2) => html`<li>${p2.warning}</li>`)}</ul></div>`;
 }
 function changedNames(pass) {
-  const changed = pass.changes.filter((c4) => c4.outcome === "applied" || c4.outcome === "failed");
-  const listed = changed.slice(0, NAMES_PER_PASS).map((c4) => `${SIGNS[c4.action]} ${c4.name}${c4.outcome === "failed" ? " (failed)" : ""}`);
-  const more = changed.length - listed.length + pass.changesOmitted;
+  const changed2 = pass.changes.filter((c4) => c4.outcome === "applied" || c4.outcome === "failed");
+  const listed = changed2.slice(0, NAMES_PER_PASS).map((c4) => `${SIGNS[c4.action]} ${c4.name}${c4.outcome === "failed" ? " (failed)" : ""}`);
+  const more = changed2.length - listed.length + pass.changesOmitted;
   return `${listed.join(", ")}${more > 0 ? `, \u2026 ${more} more` : ""}` || "\u2013";
+}
+function rolloutList(status2) {
+  const rollouts = status2.rollouts ?? [];
+  if (rollouts.length === 0) return "";
+  const tone = (state) => state === "promoted" ? "ok" : "warn";
+  return html`<h3>Rollouts (${rollouts.length})</h3><ul class="rollouts">${rollouts.map((r2) => html`<li><span class="badge ${tone(r2.state)}">${r2.state}</span> ${rolloutLine(r2)}</li>`)}</ul>`;
 }
 var NAMES_PER_PASS, SIGNS;
 var init_status_page_parts = __esm({
@@ -69534,8 +68941,38 @@ var init_status_page_parts = __esm({
     "use strict";
     init_html();
     init_plural();
+    init_evidence_words();
     NAMES_PER_PASS = 8;
     SIGNS = { create: "+", update: "~", replace: "-/+", delete: "-" };
+  }
+});
+
+// src/server/status-page-sets.ts
+function setVersionsTable(status2) {
+  const sets = status2.policySets ?? [];
+  if (sets.length === 0) return "";
+  return html`<h3>Policy sets</h3>
+<table class="sets">
+<thead><tr><th>Set</th><th>Version</th><th>State</th><th>Enforced</th></tr></thead>
+<tbody>${sets.map((set) => html`<tr><td>${set.name}</td>${versionCells(set)}</tr>`)}</tbody>
+</table>`;
+}
+function versionCells(set) {
+  if (set.id === null) return html`<td colspan="3" class="quiet">not created yet</td>`;
+  if (!set.versioned) return html`<td colspan="3" class="quiet">no versions: its policies are its members</td>`;
+  if (set.version === null) return html`<td colspan="3" class="quiet">no version uploaded yet</td>`;
+  const state = set.state ?? "unknown";
+  const tone = STATE_TONES[state] ?? "idle";
+  const error = set.error === null ? "" : html` <span class="quiet">${set.error}</span>`;
+  const enforced = set.enforced === true ? html`<span class="badge ok">enforced</span>` : html`<span class="badge warn">not enforced</span> <span class="quiet">${set.currentVersion === null ? "no version is enforced" : `the service enforces ${set.currentVersion}`}</span>`;
+  return html`<td><code>${set.version}</code></td><td><span class="badge ${tone}">${state}</span>${error}</td><td>${enforced}</td>`;
+}
+var STATE_TONES;
+var init_status_page_sets = __esm({
+  "src/server/status-page-sets.ts"() {
+    "use strict";
+    init_html();
+    STATE_TONES = { ready: "ok", ingressing: "warn", pending: "warn", errored: "bad", canceled: "bad" };
   }
 });
 
@@ -69564,47 +69001,49 @@ ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((
 `;
   return page.text;
 }
-function sourceSection(status, now) {
-  const last2 = status.lastPass;
-  const history = status.history ?? (last2 === null ? [] : [last2]);
-  return html`<section class="source" data-source="${status.name}">
+function sourceSection(status2, now) {
+  const last2 = status2.lastPass;
+  const history = status2.history ?? (last2 === null ? [] : [last2]);
+  return html`<section class="source" data-source="${status2.name}">
 <div class="head">
-<h2>${status.name}</h2>
-${badge(status)}
-<span class="sub">organization <b>${status.organization}</b> · ${status.kind === "git" ? "git repository" : "local folder"}</span>
+<h2>${status2.name}</h2>
+${badge(status2)}
+<span class="sub">organization <b>${status2.organization}</b> · ${status2.kind === "git" ? "git repository" : "local folder"}</span>
 </div>
 <dl class="facts">
 ${fact("Last pass", last2 === null ? "none yet" : html`${last2.trigger}, ${when(last2.finishedAt, now)}, took ${duration2(last2.durationMs)}`)}
-${fact("Revision", last2 === null ? "\u2013" : revision(last2.revision, status.kind))}
-${fact("Last success", status.lastSuccessAt === null ? "never" : html`${when(status.lastSuccessAt, now)}${status.kind === "git" ? html`, revision ${revision(status.lastAppliedRevision, status.kind)}` : ""}`)}
-${fact("Next run", status.nextRunAt === null ? "not scheduled" : when(status.nextRunAt, now))}
-${fact("Changes", driftFact(status))}
-${stateFacts(status)}
+${fact("Revision", last2 === null ? "\u2013" : revision(last2.revision, status2.kind))}
+${fact("Last success", status2.lastSuccessAt === null ? "never" : html`${when(status2.lastSuccessAt, now)}${status2.kind === "git" ? html`, revision ${revision(status2.lastAppliedRevision, status2.kind)}` : ""}`)}
+${fact("Next run", status2.nextRunAt === null ? "not scheduled" : when(status2.nextRunAt, now))}
+${fact("Changes", driftFact(status2))}
+${stateFacts(status2)}
 </dl>
-${poolWarnings(status)}
-${problems(status)}
+${poolWarnings(status2)}
+${problems(status2)}
+${rolloutList(status2)}
+${setVersionsTable(status2)}
 <div class="drift">
 <h3>Changes over the last ${count(history.length, "pass", "passes")}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last2 === null ? "" : changesTable(last2)}
 ${last2 === null || last2.warnings.length === 0 ? "" : html`<h3>Warnings</h3><ul class="warnings">${last2.warnings.map((w2) => html`<li>${w2}</li>`)}</ul>`}
-${history.length < 2 ? "" : historyTable(history, status.kind, now)}
+${history.length < 2 ? "" : historyTable(history, status2.kind, now)}
 </section>
 `;
 }
-function problems(status) {
-  const errors = status.lastPass?.errors ?? [];
+function problems(status2) {
+  const errors = status2.lastPass?.errors ?? [];
   if (errors.length > 0) return html`<div class="error"><b>Errors</b><ul>${errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul></div>`;
-  return status.error === null ? "" : html`<div class="error"><b>Last error</b><pre>${status.error}</pre></div>`;
+  return status2.error === null ? "" : html`<div class="error"><b>Last error</b><pre>${status2.error}</pre></div>`;
 }
 function fact(label, value2) {
   return html`<div><dt>${label}</dt><dd>${value2}</dd></div>`;
 }
-function badge(status) {
-  const [label, tone] = BADGES[status.result ?? "none"];
-  const text2 = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
-  return html`<span class="badge result ${tone}">${text2}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
+function badge(status2) {
+  const [label, tone] = BADGES[status2.result ?? "none"];
+  const text2 = status2.result === "success" && (status2.lastPass?.drift ?? 0) > 0 ? "applied" : label;
+  return html`<span class="badge result ${tone}">${text2}</span>${status2.running ? html` <span class="badge running">running</span>` : ""}`;
 }
 function changesTable(pass) {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
@@ -69671,6 +69110,7 @@ var init_status_page = __esm({
     init_html();
     init_status_page_script();
     init_status_page_parts();
+    init_status_page_sets();
     init_plural();
     STATUS_PAGE_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src ${STATUS_PAGE_SCRIPT_HASH}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
     BADGES = {
@@ -69808,23 +69248,23 @@ function listenError(error, listen) {
 }
 async function route2(request5, response, routes) {
   const url = new URL(request5.url ?? "/", "http://daemon");
-  const path22 = url.pathname;
+  const path28 = url.pathname;
   const method = request5.method ?? "GET";
-  if (!ANY_HOST.has(path22) && !routes.hostAllowed(request5.headers.host)) {
+  if (!ANY_HOST.has(path28) && !routes.hostAllowed(request5.headers.host)) {
     request5.resume();
     const error = `Host "${request5.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
     return send(response, 403, { error });
   }
-  if (routes.control !== void 0 && isControlPath(path22)) {
+  if (routes.control !== void 0 && isControlPath(path28)) {
     request5.resume();
     const answer2 = await routes.control(request5, url);
     return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request5, routes.gate));
   }
-  if (path22 === "/webhook") {
+  if (path28 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
-    const body = await readBody2(request5);
+    const body = await readBody3(request5);
     if (body === "gone") {
-      routes.logger.debug({ path: path22 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path28 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -69832,7 +69272,7 @@ async function route2(request5, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path22) && routes.statusToken !== null) {
+  if (GUARDED.has(path28) && routes.statusToken !== null) {
     const token = routes.statusToken;
     const verdict = routes.gate.check("status", request5, () => carriesStatusToken(request5.headers.authorization, token));
     if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request5, routes.gate));
@@ -69843,7 +69283,7 @@ async function route2(request5, response, routes) {
       return;
     }
   }
-  switch (path22) {
+  switch (path28) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -69875,18 +69315,18 @@ async function route2(request5, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path22}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path28}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
-function retryAfter(status, request5, gate) {
-  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request5)) } : {};
+function retryAfter(status2, request5, gate) {
+  return status2 === 429 ? { "retry-after": String(gate.retryAfterSeconds(request5)) } : {};
 }
-function send(response, status, body, headers = {}) {
-  response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+function send(response, status2, body, headers = {}) {
+  response.writeHead(status2, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(`${JSON.stringify(body)}
 `);
 }
-async function readBody2(request5) {
+async function readBody3(request5) {
   const chunks = [];
   let size = 0;
   try {
@@ -69942,7 +69382,7 @@ var init_http_server = __esm({
 });
 
 // node_modules/prom-client/lib/util.js
-var require_util9 = __commonJS({
+var require_util8 = __commonJS({
   "node_modules/prom-client/lib/util.js"(exports) {
     "use strict";
     exports.getValueAsString = function getValueString(value2) {
@@ -70049,7 +69489,7 @@ var require_util9 = __commonJS({
 var require_registry = __commonJS({
   "node_modules/prom-client/lib/registry.js"(exports, module) {
     "use strict";
-    var { getValueAsString } = require_util9();
+    var { getValueAsString } = require_util8();
     var Registry2 = class _Registry {
       static get PROMETHEUS_CONTENT_TYPE() {
         return "text/plain; version=0.0.4; charset=utf-8";
@@ -70266,7 +69706,7 @@ var require_metric = __commonJS({
   "node_modules/prom-client/lib/metric.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
-    var { isObject: isObject4 } = require_util9();
+    var { isObject: isObject4 } = require_util8();
     var { validateMetricName, validateLabelName } = require_validation3();
     var Metric = class {
       constructor(config, defaults = {}) {
@@ -70368,7 +69808,7 @@ var require_counter = __commonJS({
       getLabels,
       removeLabels,
       nowTimestamp
-    } = require_util9();
+    } = require_util8();
     var { validateLabel } = require_validation3();
     var { Metric } = require_metric();
     var Exemplar = require_exemplar();
@@ -70503,7 +69943,7 @@ var require_gauge = __commonJS({
       hashObject,
       isObject: isObject4,
       removeLabels
-    } = require_util9();
+    } = require_util8();
     var { validateLabel } = require_validation3();
     var { Metric } = require_metric();
     var Gauge2 = class extends Metric {
@@ -70658,7 +70098,7 @@ var require_histogram = __commonJS({
       isObject: isObject4,
       removeLabels,
       nowTimestamp
-    } = require_util9();
+    } = require_util8();
     var { validateLabel } = require_validation3();
     var { Metric } = require_metric();
     var Exemplar = require_exemplar();
@@ -71710,7 +71150,7 @@ var require_summary = __commonJS({
   "node_modules/prom-client/lib/summary.js"(exports, module) {
     "use strict";
     var util = __require("util");
-    var { getLabels, hashObject, removeLabels } = require_util9();
+    var { getLabels, hashObject, removeLabels } = require_util8();
     var { validateLabel } = require_validation3();
     var { Metric } = require_metric();
     var timeWindowQuantiles = require_timeWindowQuantiles();
@@ -71897,7 +71337,7 @@ var require_pushgateway = __commonJS({
     var url = __require("url");
     var http = __require("http");
     var https = __require("https");
-    var { gzipSync: gzipSync2 } = __require("zlib");
+    var { gzipSync } = __require("zlib");
     var { globalRegistry } = require_registry();
     var Pushgateway = class {
       constructor(gatewayUrl, options, registry) {
@@ -71936,8 +71376,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path22 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path22);
+      const path28 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path28);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -71972,7 +71412,7 @@ var require_pushgateway = __commonJS({
         if (method !== "DELETE") {
           this.registry.metrics().then((metrics) => {
             if (options.headers && options.headers["Content-Encoding"] === "gzip") {
-              metrics = gzipSync2(metrics);
+              metrics = gzipSync(metrics);
             }
             req.write(metrics);
             req.end();
@@ -72053,8 +71493,8 @@ var require_types2 = __commonJS({
 // node_modules/@opentelemetry/api/dist/version.cjs
 var require_version = __commonJS({
   "node_modules/@opentelemetry/api/dist/version.cjs"(exports) {
-    var VERSION2 = "1.10.0";
-    exports.VERSION = VERSION2;
+    var VERSION3 = "1.10.0";
+    exports.VERSION = VERSION3;
   }
 });
 
@@ -72336,7 +71776,7 @@ var require_symbol = __commonJS({
 });
 
 // node_modules/@opentelemetry/api/dist/baggage/utils.cjs
-var require_utils6 = __commonJS({
+var require_utils4 = __commonJS({
   "node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports) {
     var require_diag2 = require_diag();
     var require_baggage_impl2 = require_baggage_impl();
@@ -73226,7 +72666,7 @@ var require_tracestate_impl = __commonJS({
 });
 
 // node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
-var require_utils7 = __commonJS({
+var require_utils5 = __commonJS({
   "node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports) {
     var require_tracestate_impl2 = require_tracestate_impl();
     function createTraceState(rawTraceState) {
@@ -73581,7 +73021,7 @@ var require_propagation = __commonJS({
   "node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
-    var require_utils8 = require_utils6();
+    var require_utils6 = require_utils4();
     var require_TextMapPropagator2 = require_TextMapPropagator();
     var require_NoopTextMapPropagator2 = require_NoopTextMapPropagator();
     var require_context_helpers2 = require_context_helpers();
@@ -73590,7 +73030,7 @@ var require_propagation = __commonJS({
     var PropagationAPI = class PropagationAPI2 {
       /** Empty private constructor prevents end users from constructing a new instance of the API */
       constructor() {
-        this.createBaggage = require_utils8.createBaggage;
+        this.createBaggage = require_utils6.createBaggage;
         this.getBaggage = require_context_helpers2.getBaggage;
         this.getActiveBaggage = require_context_helpers2.getActiveBaggage;
         this.setBaggage = require_context_helpers2.setBaggage;
@@ -73730,7 +73170,7 @@ var require_dist2 = __commonJS({
       [Symbol.toStringTag]: { value: "Module" }
     });
     var require_types3 = require_types2();
-    var require_utils8 = require_utils6();
+    var require_utils6 = require_utils4();
     var require_context3 = require_context();
     var require_consoleLogger2 = require_consoleLogger();
     var require_NoopMeter2 = require_NoopMeter();
@@ -73744,7 +73184,7 @@ var require_dist2 = __commonJS({
     var require_ProxyTracer2 = require_ProxyTracer();
     var require_span_kind2 = require_span_kind();
     var require_status2 = require_status();
-    var require_utils$1 = require_utils7();
+    var require_utils$1 = require_utils5();
     var require_ProxyTracerProvider2 = require_ProxyTracerProvider();
     var require_SamplingResult2 = require_SamplingResult();
     var require_context_api2 = require_context_api();
@@ -73775,7 +73215,7 @@ var require_dist2 = __commonJS({
     exports.SpanStatusCode = require_status2.SpanStatusCode;
     exports.TraceFlags = require_trace_flags2.TraceFlags;
     exports.ValueType = require_Metric2.ValueType;
-    exports.baggageEntryMetadataFromString = require_utils8.baggageEntryMetadataFromString;
+    exports.baggageEntryMetadataFromString = require_utils6.baggageEntryMetadataFromString;
     exports.context = require_context_api2.context;
     exports.createContextKey = require_context3.createContextKey;
     exports.createNoopLogger = require_NoopLogger2.createNoopLogger;
@@ -73911,7 +73351,7 @@ var require_osMemoryHeapLinux = __commonJS({
   "node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
-    var fs2 = __require("fs");
+    var fs = __require("fs");
     var values = ["VmSize", "VmRSS", "VmData"];
     var PROCESS_RESIDENT_MEMORY = "process_resident_memory_bytes";
     var PROCESS_VIRTUAL_MEMORY = "process_virtual_memory_bytes";
@@ -73942,7 +73382,7 @@ var require_osMemoryHeapLinux = __commonJS({
         // Use this one metric's `collect` to set all metrics' values.
         collect() {
           try {
-            const stat5 = fs2.readFileSync("/proc/self/status", "utf8");
+            const stat5 = fs.readFileSync("/proc/self/status", "utf8");
             const structuredOutput = structureOutput(stat5);
             residentMemGauge.set(labels, structuredOutput.VmRSS);
             virtualMemGauge.set(labels, structuredOutput.VmSize);
@@ -74022,7 +73462,7 @@ var require_processOpenFileDescriptors = __commonJS({
   "node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
-    var fs2 = __require("fs");
+    var fs = __require("fs");
     var process2 = __require("process");
     var PROCESS_OPEN_FDS = "process_open_fds";
     module.exports = (registry, config = {}) => {
@@ -74039,7 +73479,7 @@ var require_processOpenFileDescriptors = __commonJS({
         labelNames,
         collect() {
           try {
-            const fds = fs2.readdirSync("/proc/self/fd");
+            const fds = fs.readdirSync("/proc/self/fd");
             this.set(labels, fds.length - 1);
           } catch {
           }
@@ -74055,13 +73495,13 @@ var require_processMaxFileDescriptors = __commonJS({
   "node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
-    var fs2 = __require("fs");
+    var fs = __require("fs");
     var PROCESS_MAX_FDS = "process_max_fds";
     var maxFds;
     module.exports = (registry, config = {}) => {
       if (maxFds === void 0) {
         try {
-          const limits = fs2.readFileSync("/proc/self/limits", "utf8");
+          const limits = fs.readFileSync("/proc/self/limits", "utf8");
           const lines = limits.split("\n");
           for (const line of lines) {
             if (line.startsWith("Max open files")) {
@@ -74586,7 +74026,7 @@ var require_gc = __commonJS({
 var require_defaultMetrics = __commonJS({
   "node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
     "use strict";
-    var { isObject: isObject4 } = require_util9();
+    var { isObject: isObject4 } = require_util8();
     var processCpuTotal = require_processCpuTotal();
     var processStartTime = require_processStartTime();
     var osMemoryHeap = require_osMemoryHeap();
@@ -74633,7 +74073,7 @@ var require_defaultMetrics = __commonJS({
 var require_metricAggregators = __commonJS({
   "node_modules/prom-client/lib/metricAggregators.js"(exports) {
     "use strict";
-    var { Grouper, hashObject } = require_util9();
+    var { Grouper, hashObject } = require_util8();
     function AggregatorFactory(aggregatorFn) {
       return (metrics) => {
         if (metrics.length === 0) return;
@@ -74707,7 +74147,7 @@ var require_cluster = __commonJS({
   "node_modules/prom-client/lib/cluster.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
-    var { Grouper } = require_util9();
+    var { Grouper } = require_util8();
     var { aggregators } = require_metricAggregators();
     var cluster = () => {
       const data = __require("cluster");
@@ -74830,7 +74270,7 @@ var require_cluster = __commonJS({
       if (listenersAdded) return;
       listenersAdded = true;
       if (cluster().isMaster) {
-        cluster().on("message", (worker, message) => {
+        cluster().on("message", (worker2, message) => {
           if (message.type === GET_METRICS_RES) {
             const request5 = requests.get(message.requestId);
             if (message.error) {
@@ -74905,18 +74345,70 @@ var require_prom_client = __commonJS({
   }
 });
 
+// src/operations/pass-record.ts
+function resultLabel(end) {
+  return end.handedOver ? "handed-over" : end.timedOut ? "timeout" : end.ok ? "success" : "failure";
+}
+function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
+  const plan = outcome?.sourcePlan.plan ?? null;
+  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
+  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
+    const result = results.get(change);
+    return {
+      resource: change.resource,
+      name: change.name,
+      action: change.action,
+      reason: liveDrift ? asDrift(change.reason) : change.reason,
+      outcome: result?.outcome ?? "not-applied",
+      message: result?.message ?? null
+    };
+  });
+  return {
+    trigger: end.trigger,
+    revision: revision2,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: end.durationMs,
+    result: resultLabel(end),
+    error,
+    drift: plan === null ? null : plan.changes.length,
+    liveDrift: liveDrift && plan !== null,
+    changes,
+    changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
+    warnings: plan?.warnings ?? [],
+    errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
+  };
+}
+var HISTORY_LENGTH, MAX_LISTED_CHANGES, PASS_RESULTS;
+var init_pass_record = __esm({
+  "src/operations/pass-record.ts"() {
+    "use strict";
+    init_output();
+    init_reasons();
+    HISTORY_LENGTH = 20;
+    MAX_LISTED_CHANGES = 100;
+    PASS_RESULTS = ["success", "failure", "timeout", "handed-over"];
+  }
+});
+
 // src/operations/metrics.ts
 function createDaemonMetrics(options = {}) {
   const registry = new import_prom_client.Registry();
   if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry });
-  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader } = metricFamilies(registry);
+  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(registry);
   return {
     registry,
+    rollouts(source, held) {
+      rollouts.set({ source }, held);
+    },
+    promoted(source) {
+      promotions.inc({ source });
+    },
     leader(leading) {
       leader.set(leading ? 1 : 0);
     },
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count2] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count2);
+      for (const [status2, count2] of Object.entries(agents)) poolAgents.set({ organization, pool, status: status2 }, count2);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -74930,15 +74422,16 @@ function createDaemonMetrics(options = {}) {
       passes.inc({ source, result });
       duration3.observe({ source }, seconds2);
     },
-    apiRequest({ method, status }) {
-      requests.inc({ method: method.toUpperCase(), status: String(status) });
+    apiRequest({ method, status: status2 }) {
+      requests.inc({ method: method.toUpperCase(), status: String(status2) });
     },
     rateLimitWait(seconds2) {
       if (seconds2 > 0) rateLimitWait.inc(seconds2);
     },
     addSource(source) {
-      for (const result of ["success", "failure", "timeout", "handed-over"]) passes.inc({ source, result }, 0);
+      for (const result of PASS_RESULTS) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
+      promotions.inc({ source }, 0);
     },
     drift(source, changes) {
       drift.set({ source }, changes);
@@ -74981,6 +74474,8 @@ function metricFamilies(registry) {
       ["organization", "pool", "status"]
     ),
     newestPing: gauge("policy_pool_sync_pool_newest_ping_age_seconds", "Seconds since any agent of an agent pool last pinged (absent: none ever did).", ["organization", "pool"]),
+    rollouts: gauge("policy_pool_sync_rollouts", "Rollouts of a source under way: policies held at their start level until the runs in scope are clean.", ["source"]),
+    promotions: counter("policy_pool_sync_rollout_promotions_total", "Rollouts promoted to their declared level (the change applied).", ["source"]),
     leader: gauge("policy_pool_sync_leader", "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.")
   };
 }
@@ -74989,6 +74484,7 @@ var init_metrics = __esm({
   "src/operations/metrics.ts"() {
     "use strict";
     import_prom_client = __toESM(require_prom_client(), 1);
+    init_pass_record();
   }
 });
 
@@ -75001,7 +74497,7 @@ function connectionReason(error) {
   }
   return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
 }
-var import_undici4, TUNNEL_TIMEOUT_MS, SYSTEM_CLOCK, OutgoingHttp;
+var import_undici4, SYSTEM_CLOCK, OutgoingHttp;
 var init_outgoing = __esm({
   "src/http/outgoing.ts"() {
     "use strict";
@@ -75009,7 +74505,6 @@ var init_outgoing = __esm({
     init_errors();
     init_proxy();
     init_retry();
-    TUNNEL_TIMEOUT_MS = 3e4;
     SYSTEM_CLOCK = {
       sleep: (ms, signal) => new Promise((resolve4, reject) => {
         if (signal?.aborted === true) return reject(signal.reason);
@@ -75033,7 +74528,7 @@ var init_outgoing = __esm({
       closed = null;
       constructor(options = {}) {
         this.proxy = options.proxy ?? NO_PROXY;
-        this.dispatcher = outgoingDispatcher(this.proxy, { tunnelTimeoutMs: TUNNEL_TIMEOUT_MS });
+        this.dispatcher = outgoingDispatcher(this.proxy);
         this.clock = options.clock ?? SYSTEM_CLOCK;
         this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
       }
@@ -75090,10 +74585,10 @@ var init_outgoing = __esm({
       /** The failure of a request the proxy refused (final), naming the variable and the proxy without its credentials; else null. */
       proxyRefused(url, error) {
         const proxy = proxyFor(url, this.proxy);
-        const refused = proxy === null ? null : proxyRefusal(error);
-        if (proxy === null || refused === null) return null;
+        const refused2 = proxy === null ? null : proxyRefusal(error);
+        if (proxy === null || refused2 === null) return null;
         const variable = proxyVariable(url, this.proxy);
-        return new OutgoingFailure(`the proxy of ${variable} (${shownProxy(proxy)}) ${refused}; check ${variable} and NO_PROXY`, true);
+        return new OutgoingFailure(`the proxy of ${variable} (${shownProxy(proxy)}) ${refused2}; check ${variable} and NO_PROXY`, true);
       }
     };
   }
@@ -75104,7 +74599,7 @@ function createDeliveryQueue(options) {
   const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
   const log = options.logger.child({ receiver: options.receiver });
   const waiting = [];
-  let worker = null;
+  let worker2 = null;
   const closing = new AbortController();
   const http = options.http ?? new OutgoingHttp();
   const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
@@ -75112,7 +74607,7 @@ function createDeliveryQueue(options) {
     for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
       result(message, await deliver(message));
     }
-    worker = null;
+    worker2 = null;
   }
   async function deliver(message) {
     const request5 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
@@ -75146,13 +74641,13 @@ function createDeliveryQueue(options) {
         log.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
         result(dropped, "dropped");
       }
-      worker ??= work();
+      worker2 ??= work();
     },
     async drain(timeoutMs) {
-      if (worker === null) return;
+      if (worker2 === null) return;
       const timer = setTimeout(() => closing.abort(new Error("the notification queue is closing")), timeoutMs);
       try {
-        await worker;
+        await worker2;
       } finally {
         clearTimeout(timer);
       }
@@ -75278,10 +74773,10 @@ var init_messages2 = __esm({
 
 // src/notify/receivers.ts
 import { createHmac as createHmac3 } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 function openReceiver(config, env) {
   const url = receiverUrl(config, env);
-  const secret = config.secretEnv === null ? null : nonEmpty3(env[config.secretEnv]);
+  const secret = config.secretEnv === null ? null : nonEmpty4(env[config.secretEnv]);
   if (config.secretEnv !== null && secret === null) {
     throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.secretEnv} (secret-env) is not set`);
   }
@@ -75319,10 +74814,10 @@ function openReceiver(config, env) {
       return {
         config,
         event: () => null,
-        status(state, report2, description, ref) {
+        status(state, report2, description, ref2) {
           if (report2.revision === null) return null;
           const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
-          const branch = ref === void 0 || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, "");
+          const branch = ref2 === void 0 || ref2 === null ? null : ref2.replace(/^refs\/(heads|tags)\//, "");
           const body = {
             state: gitlabState,
             name: `policy-pool-sync/${report2.source}`,
@@ -75357,13 +74852,13 @@ function statusDescription(report2) {
 function receiverUrl(config, env) {
   let value2;
   if (config.urlEnv !== null) {
-    value2 = nonEmpty3(env[config.urlEnv]);
+    value2 = nonEmpty4(env[config.urlEnv]);
     if (value2 === null) throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.urlEnv} (url-env) is not set`);
   } else if (config.urlFile === null) {
     throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
   } else {
     try {
-      value2 = nonEmpty3(readFileSync5(config.urlFile, "utf8"));
+      value2 = nonEmpty4(readFileSync4(config.urlFile, "utf8"));
     } catch {
       value2 = null;
     }
@@ -75372,7 +74867,7 @@ function receiverUrl(config, env) {
   if (!/^https?:\/\/\S+$/.test(value2)) throw new UsageError(`notification receiver "${config.name}": the URL is not an http(s) URL`);
   return value2;
 }
-function nonEmpty3(value2) {
+function nonEmpty4(value2) {
   return value2 === void 0 || value2.trim() === "" ? null : value2.trim();
 }
 var SIGNATURE_HEADER;
@@ -75404,27 +74899,27 @@ function createNotifier(options) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
   const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
-  const push = (queue, message) => message !== null && queue.push({ ...message, body: redact(message.body) });
+  const push = (queue2, message) => message !== null && queue2.push({ ...message, body: redact(message.body) });
   return {
     passStarted(source, revision2) {
       const report2 = { source: source.name, organization: source.organization, revision: revision2 };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
+      for (const { receiver, queue: queue2 } of forSource(source.name)) push(queue2, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
     },
     passFinished(source, report2) {
       const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
       memories.set(source.name, memory);
       if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
       const time = now();
-      for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
+      for (const { receiver, queue: queue2 } of forSource(source.name)) {
+        push(queue2, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
         for (const event of events) {
-          if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
+          if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue2, receiver.event(event, report2, time));
         }
       }
       return events;
     },
     async close(timeoutMs) {
-      await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await Promise.all(receivers.map(({ queue: queue2 }) => queue2.drain(timeoutMs)));
       await http.close();
     }
   };
@@ -75487,21 +74982,21 @@ function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
   const memory = /* @__PURE__ */ new Map();
   return {
     observe(planned, results) {
-      const at = now().getTime();
-      forget2(memory, at);
+      const at3 = now().getTime();
+      forget2(memory, at3);
       for (const change of planned) {
         const before = memory.get(keyOf(change));
         if (before?.standing === true && before.change === describe3(change)) {
           before.standing = false;
-          before.undoneAt.push(at);
+          before.undoneAt.push(at3);
         }
       }
       for (const { change, outcome } of results) {
         if (outcome !== "applied") continue;
         const before = memory.get(keyOf(change));
-        const described = describe3(change);
-        if (before !== void 0 && before.change === described) Object.assign(before, { appliedAt: at, standing: true });
-        else memory.set(keyOf(change), { change: described, appliedAt: at, standing: true, undoneAt: [] });
+        const described2 = describe3(change);
+        if (before !== void 0 && before.change === described2) Object.assign(before, { appliedAt: at3, standing: true });
+        else memory.set(keyOf(change), { change: described2, appliedAt: at3, standing: true, undoneAt: [] });
       }
       const fights = [];
       for (const [key, applied] of memory) {
@@ -75516,10 +75011,10 @@ function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
     }
   };
 }
-function forget2(memory, at) {
+function forget2(memory, at3) {
   for (const [key, applied] of memory) {
-    applied.undoneAt = applied.undoneAt.filter((t2) => at - t2 < FIGHT_WINDOW_MS);
-    if (applied.undoneAt.length === 0 && at - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
+    applied.undoneAt = applied.undoneAt.filter((t2) => at3 - t2 < FIGHT_WINDOW_MS);
+    if (applied.undoneAt.length === 0 && at3 - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
   }
 }
 function keyOf(change) {
@@ -75539,51 +75034,6 @@ var init_fight_detector = __esm({
     "use strict";
     FIGHT_UNDOS = 2;
     FIGHT_WINDOW_MS = 60 * 6e4;
-  }
-});
-
-// src/operations/pass-record.ts
-function resultLabel(end) {
-  return end.handedOver ? "handed-over" : end.timedOut ? "timeout" : end.ok ? "success" : "failure";
-}
-function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
-  const plan = outcome?.sourcePlan.plan ?? null;
-  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
-  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
-    const result = results.get(change);
-    return {
-      resource: change.resource,
-      name: change.name,
-      action: change.action,
-      reason: liveDrift ? asDrift(change.reason) : change.reason,
-      outcome: result?.outcome ?? "not-applied",
-      message: result?.message ?? null
-    };
-  });
-  return {
-    trigger: end.trigger,
-    revision: revision2,
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: end.durationMs,
-    result: resultLabel(end),
-    error,
-    drift: plan === null ? null : plan.changes.length,
-    liveDrift: liveDrift && plan !== null,
-    changes,
-    changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
-    warnings: plan?.warnings ?? [],
-    errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
-  };
-}
-var HISTORY_LENGTH, MAX_LISTED_CHANGES;
-var init_pass_record = __esm({
-  "src/operations/pass-record.ts"() {
-    "use strict";
-    init_output();
-    init_reasons();
-    HISTORY_LENGTH = 20;
-    MAX_LISTED_CHANGES = 100;
   }
 });
 
@@ -75728,7 +75178,7 @@ var require_ms = __commonJS({
       options = options || {};
       var type = typeof val;
       if (type === "string" && val.length > 0) {
-        return parse4(val);
+        return parse5(val);
       } else if (type === "number" && isFinite(val)) {
         return options.long ? fmtLong(val) : fmtShort(val);
       }
@@ -75736,7 +75186,7 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse4(str2) {
+    function parse5(str2) {
       str2 = String(str2);
       if (str2.length > 100) {
         return;
@@ -76381,10 +75831,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log = debug_1.default("@kwsites/file-exists");
-    function check2(path22, isFile, isDirectory) {
-      log(`checking %s`, path22);
+    function check2(path28, isFile, isDirectory) {
+      log(`checking %s`, path28);
       try {
-        const stat5 = fs_1.statSync(path22);
+        const stat5 = fs_1.statSync(path28);
         if (stat5.isFile() && isFile) {
           log(`[OK] path represents a file`);
           return true;
@@ -76404,8 +75854,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists3(path22, type = exports.READABLE) {
-      return check2(path22, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists3(path28, type = exports.READABLE) {
+      return check2(path28, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists3;
     exports.FILE = 1;
@@ -76453,7 +75903,7 @@ var require_dist4 = __commonJS({
     function deferred2() {
       let done;
       let fail;
-      let status = "pending";
+      let status2 = "pending";
       const promise = new Promise((_done, _fail) => {
         done = _done;
         fail = _fail;
@@ -76461,22 +75911,22 @@ var require_dist4 = __commonJS({
       return {
         promise,
         done(result) {
-          if (status === "pending") {
-            status = "resolved";
+          if (status2 === "pending") {
+            status2 = "resolved";
             done(result);
           }
         },
         fail(error) {
-          if (status === "pending") {
-            status = "rejected";
+          if (status2 === "pending") {
+            status2 = "rejected";
             fail(error);
           }
         },
         get fulfilled() {
-          return status !== "pending";
+          return status2 !== "pending";
         },
         get status() {
-          return status;
+          return status2;
         }
       };
     }
@@ -76999,8 +76449,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path22) {
-  return (0, import_file_exists.exists)(path22, import_file_exists.FOLDER);
+function folderExists(path28) {
+  return (0, import_file_exists.exists)(path28, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -77165,7 +76615,7 @@ function parseStringResponse(result, parsers12, texts, trim = true) {
         }
         return lines[i2 + offset];
       };
-      parsers12.some(({ parse: parse4 }) => parse4(line, result));
+      parsers12.some(({ parse: parse5 }) => parse5(line, result));
     }
   });
   return result;
@@ -77191,8 +76641,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path22) {
-      return /^\.(git)?$/.test(path22.trim());
+    parser(path28) {
+      return /^\.(git)?$/.test(path28.trim());
     }
   };
 }
@@ -77448,11 +76898,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path22, line, preview] = input.split(NULL);
-    paths.add(path22);
-    (results[path22] = results[path22] || []).push({
+    const [path28, line, preview] = input.split(NULL);
+    paths.add(path28);
+    (results[path28] = results[path28] || []).push({
       line: asNumber(line),
-      path: path22,
+      path: path28,
       preview
     });
   });
@@ -77749,14 +77199,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path22, text2) {
+function parseInit(bare, path28, text2) {
   const response = String(text2).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path22, false, result[1]);
+    return new InitSummary(bare, path28, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path22, true, result[1]);
+    return new InitSummary(bare, path28, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -77767,12 +77217,12 @@ function parseInit(bare, path22, text2) {
       break;
     }
   }
-  return new InitSummary(bare, path22, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path28, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path22, customArgs) {
+function initTask(bare = false, path28, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -77781,7 +77231,7 @@ function initTask(bare = false, path22, customArgs) {
     commands,
     format: "utf-8",
     parser(text2) {
-      return parseInit(commands.includes("--bare"), path22, text2);
+      return parseInit(commands.includes("--bare"), path28, text2);
     }
   };
 }
@@ -77981,10 +77431,10 @@ function mergeTask(customArgs) {
     }
   };
 }
-function pushResultPushedItem(local, remote, status) {
-  const deleted = status.includes("deleted");
-  const tag = status.includes("tag") || /^refs\/tags/.test(local);
-  const alreadyUpdated = !status.includes("new");
+function pushResultPushedItem(local, remote, status2) {
+  const deleted = status2.includes("deleted");
+  const tag = status2.includes("tag") || /^refs\/tags/.test(local);
+  const alreadyUpdated = !status2.includes("new");
   return {
     deleted,
     tag,
@@ -77995,17 +77445,17 @@ function pushResultPushedItem(local, remote, status) {
     remote
   };
 }
-function pushTagsTask(ref = {}, customArgs) {
+function pushTagsTask(ref2 = {}, customArgs) {
   append(customArgs, "--tags");
-  return pushTask(ref, customArgs);
+  return pushTask(ref2, customArgs);
 }
-function pushTask(ref = {}, customArgs) {
+function pushTask(ref2 = {}, customArgs) {
   const commands = ["push", ...customArgs];
-  if (ref.branch) {
-    commands.splice(1, 0, ref.branch);
+  if (ref2.branch) {
+    commands.splice(1, 0, ref2.branch);
   }
-  if (ref.remote) {
-    commands.splice(1, 0, ref.remote);
+  if (ref2.remote) {
+    commands.splice(1, 0, ref2.remote);
   }
   remove(commands, "-v");
   append(commands, "--verbose");
@@ -78060,14 +77510,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path22) {
+  function data(index, workingDir, path28) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path22);
+      handler(result, path28);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path22, index, workingDir));
+      result.files.push(new FileStatusSummary(path28, index, workingDir));
     }
   }
 }
@@ -78254,8 +77704,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path22 = input.trim().replace(/^["']|["']$/g, "");
-  return path22 && normalize(path22);
+  const path28 = input.trim().replace(/^["']|["']$/g, "");
+  return path28 && normalize(path28);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -78394,8 +77844,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path22) {
-  return subModuleTask(["add", repo, path22]);
+function addSubModuleTask(repo, path28) {
+  return subModuleTask(["add", repo, path28]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -78692,21 +78142,21 @@ function timeoutPlugin({
           timeout && clearTimeout(timeout);
           timeout = setTimeout(kill, block);
         }
-        function stop() {
+        function stop2() {
           context.spawned.stdout?.off("data", wait);
           context.spawned.stderr?.off("data", wait);
-          context.spawned.off("exit", stop);
-          context.spawned.off("close", stop);
+          context.spawned.off("exit", stop2);
+          context.spawned.off("close", stop2);
           timeout && clearTimeout(timeout);
         }
         function kill() {
-          stop();
+          stop2();
           context.kill(new GitPluginError(void 0, "timeout", `block timeout reached`));
         }
         stdOut && context.spawned.stdout?.on("data", wait);
         stdErr && context.spawned.stderr?.on("data", wait);
-        context.spawned.on("exit", stop);
-        context.spawned.on("close", stop);
+        context.spawned.on("exit", stop2);
+        context.spawned.on("close", stop2);
         wait();
       }
     };
@@ -79657,9 +79107,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path22, existing, gitDir) {
+          constructor(bare, path28, existing, gitDir) {
             this.bare = bare;
-            this.path = path22;
+            this.path = path28;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -79727,10 +79177,10 @@ var init_esm = __esm({
           ),
           new LineParser(
             /(\d+) files? changed\s*((?:, \d+ [^,]+){0,2})/,
-            (result, [changed, summary]) => {
+            (result, [changed2, summary]) => {
               const inserted = /(\d+) i/.exec(summary);
               const deleted = /(\d+) d/.exec(summary);
-              result.changed = asNumber(changed);
+              result.changed = asNumber(changed2);
               result.insertions = asNumber(inserted?.[1]);
               result.deletions = asNumber(deleted?.[1]);
             }
@@ -79779,7 +79229,7 @@ var init_esm = __esm({
         nameStatusParser = [
           new LineParser(
             /([ACDMRTUXB])([0-9]{0,3})\t(.[^\t]*)(\t(.[^\t]*))?$/,
-            (result, [status, similarity, from, _to, to]) => {
+            (result, [status2, similarity, from, _to, to]) => {
               result.changed++;
               result.files.push({
                 file: to ?? from,
@@ -79787,7 +79237,7 @@ var init_esm = __esm({
                 insertions: 0,
                 deletions: 0,
                 binary: false,
-                status: orVoid(isDiffNameStatus(status) && status),
+                status: orVoid(isDiffNameStatus(status2) && status2),
                 from: orVoid(!!to && from !== to && from),
                 similarity: asNumber(similarity)
               });
@@ -80192,12 +79642,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path22, index, working_dir) {
-            this.path = path22;
+          constructor(path28, index, working_dir) {
+            this.path = path28;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path22) || [null, path22, path22];
+              const detail = fromPathRegex.exec(path28) || [null, path28, path28];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -80329,7 +79779,7 @@ var init_esm = __esm({
         ]);
         parseStatusSummary = function(text2) {
           const lines = text2.split(NULL);
-          const status = new StatusSummary();
+          const status2 = new StatusSummary();
           for (let i2 = 0, l = lines.length; i2 < l; ) {
             let line = lines[i2++].trim();
             if (!line) {
@@ -80338,9 +79788,9 @@ var init_esm = __esm({
             if (line.charAt(0) === "R") {
               line += NULL + (lines[i2++] || "");
             }
-            splitLine(status, line);
+            splitLine(status2, line);
           }
-          return status;
+          return status2;
         };
       }
     });
@@ -80459,9 +79909,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path22, write) {
+          hashObject(path28, write) {
             return this._runTask(
-              hashObjectTask(path22, write === true),
+              hashObjectTask(path28, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -80648,15 +80098,15 @@ var init_esm = __esm({
             this.current = "";
             this.detached = false;
           }
-          push(status, detached, name, commit, label) {
-            if (status === "*") {
+          push(status2, detached, name, commit, label) {
+            if (status2 === "*") {
               this.detached = detached;
               this.current = name;
             }
             this.all.push(name);
             this.branches[name] = {
-              current: status === "*",
-              linkedWorkTree: status === "+",
+              current: status2 === "*",
+              linkedWorkTree: status2 === "+",
               name,
               commit,
               label
@@ -81098,8 +80548,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path22, then) {
-          return this._runTask(addSubModuleTask2(repo, path22), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path28, then) {
+          return this._runTask(addSubModuleTask2(repo, path28), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -81343,9 +80793,9 @@ var init_esm = __esm({
 });
 
 // src/source/checkout-checks.ts
-import { realpathSync as realpathSync4 } from "node:fs";
+import { realpathSync as realpathSync7 } from "node:fs";
 import { realpath as realpath3 } from "node:fs/promises";
-import path14 from "node:path";
+import path19 from "node:path";
 async function checkCheckout(git, checkout2, dir, gitPath) {
   const problems2 = [...await escapeProblems(checkout2, dir, gitPath), ...await submoduleProblems(git, checkout2, dir)];
   if (problems2.length === 0) return;
@@ -81360,7 +80810,7 @@ async function escapeProblems(checkout2, dir, gitPath) {
     return [];
   }
   const root = await realpath3(checkout2);
-  if (real === root || real.startsWith(root + path14.sep)) return [];
+  if (real === root || real.startsWith(root + path19.sep)) return [];
   const message = `git.path "${gitPath}" resolves outside the repository's checkout (through a symbolic link in the repo); point git.path at a real folder of the repo`;
   return [{ file: gitPath, message }];
 }
@@ -81369,14 +80819,14 @@ function leftOut(filter, rel) {
   return segments.some((_3, i2) => filter.isIgnored(segments.slice(0, i2 + 1).join("/"), true));
 }
 async function submoduleProblems(git, checkout2, dir) {
-  const base = path14.relative(checkout2, dir).split(path14.sep).join("/");
+  const base = path19.relative(checkout2, dir).split(path19.sep).join("/");
   const staged = await git.raw(["ls-files", "--stage", "-z", "--", base === "" ? "." : base]);
   let filter = null;
   const problems2 = [];
   for (const entry of staged.split("\0")) {
     const match = /^160000 [0-9a-f]+ \d\t(.+)$/.exec(entry);
     if (match === null) continue;
-    const rel = path14.posix.relative(base === "" ? "." : base, match[1]);
+    const rel = path19.posix.relative(base === "" ? "." : base, match[1]);
     if (READ_FOLDERS2.some((folder) => rel.startsWith(`${folder}/`))) {
       problems2.push({ file: rel, message: "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo" });
       continue;
@@ -81392,8 +80842,8 @@ async function submoduleProblems(git, checkout2, dir) {
 }
 function filterOf(dir) {
   try {
-    const loaded2 = loadPathFilter(dir, realpathSync4(dir));
-    return "filter" in loaded2 ? loaded2.filter : createPathFilter(null);
+    const loaded = loadPathFilter(dir, realpathSync7(dir));
+    return "filter" in loaded ? loaded.filter : createPathFilter(null);
   } catch {
     return createPathFilter(null);
   }
@@ -81453,7 +80903,7 @@ var init_git_remote = __esm({
 
 // src/source/git.ts
 import { existsSync } from "node:fs";
-import path15 from "node:path";
+import path20 from "node:path";
 function gitSource(options) {
   return {
     kind: "git",
@@ -81463,8 +80913,8 @@ function gitSource(options) {
 }
 async function fetchCheckout(options, signal) {
   const checkout2 = stateDirLayout(options.stateDir).checkout(options.name);
-  const dir = path15.resolve(checkout2, options.git.path);
-  if (dir !== checkout2 && !dir.startsWith(checkout2 + path15.sep)) {
+  const dir = path20.resolve(checkout2, options.git.path);
+  if (dir !== checkout2 && !dir.startsWith(checkout2 + path20.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
   }
   const remote = gitRemote(options.git.url, options.env);
@@ -81493,7 +80943,7 @@ async function openRepository(checkout2, options, remote, signal) {
     unsafe: UNSAFE_ENV_ALLOWED,
     ...signal === void 0 ? {} : { abort: signal }
   }).env(gitEnv(options.env, remote));
-  if (!existsSync(path15.join(checkout2, ".git"))) {
+  if (!existsSync(path20.join(checkout2, ".git"))) {
     await git.init();
     await git.addRemote("origin", remote.url);
     options.logger.info({ source: options.name, url: remote.display, checkout: checkout2 }, "git source initialised");
@@ -81644,7 +81094,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat2;
         if (wantBigintFsStats) {
-          this._stat = (path22) => statMethod(path22, { bigint: true });
+          this._stat = (path28) => statMethod(path28, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -81672,8 +81122,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path22, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path22));
+              const { path: path28, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path28));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -81732,19 +81182,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path22, depth) {
+      async _exploreDir(path28, depth) {
         let files;
         try {
-          files = await readdir(path22, this._rdOptions);
+          files = await readdir(path28, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path22 };
+        return { files, depth, path: path28 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path22) {
+      _formatEntry(dirent, path28) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path22, basename4);
+        const fullPath = pjoin(path28, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -81816,16 +81266,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open as open3, stat as stat3 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path22, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path28, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path22);
-    emitRaw(rawEvent, evPath, { watchedPath: path22 });
-    if (evPath && path22 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path22, evPath), KEY_LISTENERS, sp.join(path22, evPath));
+    listener(path28);
+    emitRaw(rawEvent, evPath, { watchedPath: path28 });
+    if (evPath && path28 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path28, evPath), KEY_LISTENERS, sp.join(path28, evPath));
     }
   };
   try {
-    return fs_watch(path22, {
+    return fs_watch(path28, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -82169,12 +81619,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path22, fullPath, options, handlers) => {
+    setFsWatchListener = (path28, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path22, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path28, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -82185,7 +81635,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path22,
+          path28,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -82200,7 +81650,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open3(path22, "r");
+              const fd = await open3(path28, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -82231,7 +81681,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path22, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path28, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -82253,7 +81703,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path22, curr));
+              foreach(cont.listeners, (listener2) => listener2(path28, curr));
             }
           })
         };
@@ -82283,13 +81733,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path22, listener) {
+      _watchWithNodeFs(path28, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path22);
-        const basename4 = sp.basename(path22);
+        const directory = sp.dirname(path28);
+        const basename4 = sp.basename(path28);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path22);
+        const absolutePath = sp.resolve(path28);
         const options = {
           persistent: opts.persistent
         };
@@ -82299,12 +81749,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path22, absolutePath, options, {
+          closer = setFsWatchFileListener(path28, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path22, absolutePath, options, {
+          closer = setFsWatchListener(path28, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -82326,7 +81776,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path22, newStats) => {
+        const listener = async (path28, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -82334,17 +81784,17 @@ var init_handler = __esm({
               const newStats2 = await stat3(file);
               if (this.fsw.closed)
                 return;
-              const at = newStats2.atimeMs;
+              const at3 = newStats2.atimeMs;
               const mt = newStats2.mtimeMs;
-              if (!at || at <= mt || mt !== prevStats.mtimeMs) {
+              if (!at3 || at3 <= mt || mt !== prevStats.mtimeMs) {
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path22);
+                this.fsw._closeFile(path28);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path22, closer2);
+                  this.fsw._addPathCloser(path28, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -82352,9 +81802,9 @@ var init_handler = __esm({
               this.fsw._remove(dirname3, basename4);
             }
           } else if (parent.has(basename4)) {
-            const at = newStats.atimeMs;
+            const at3 = newStats.atimeMs;
             const mt = newStats.mtimeMs;
-            if (!at || at <= mt || mt !== prevStats.mtimeMs) {
+            if (!at3 || at3 <= mt || mt !== prevStats.mtimeMs) {
               this.fsw._emit(EV.CHANGE, file, newStats);
             }
             prevStats = newStats;
@@ -82376,7 +81826,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path22, item) {
+      async _handleSymlink(entry, directory, path28, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -82386,7 +81836,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path22);
+            linkPath = await fsrealpath(path28);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -82396,12 +81846,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path22, entry.stats);
+              this.fsw._emit(EV.CHANGE, path28, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path22, entry.stats);
+            this.fsw._emit(EV.ADD, path28, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -82431,9 +81881,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path22 = sp.join(directory, item);
+          let path28 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path22, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path28, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -82442,8 +81892,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path22 = sp.join(dir, sp.relative(dir, path22));
-            this._addToNodeFs(path22, initialAdd, wh, depth + 1);
+            path28 = sp.join(dir, sp.relative(dir, path28));
+            this._addToNodeFs(path28, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve4, reject) => {
@@ -82512,13 +81962,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path22, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path28, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path22) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path28) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path22);
+        const wh = this.fsw._getWatchHelpers(path28);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -82534,8 +81984,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path22);
-            const targetPath = follow2 ? await fsrealpath(path22) : path22;
+            const absPath = sp.resolve(path28);
+            const targetPath = follow2 ? await fsrealpath(path28) : path28;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -82545,29 +81995,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path22) : path22;
+            const targetPath = follow2 ? await fsrealpath(path28) : path28;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path22, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path28, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path22), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path28), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path22, closer);
+            this.fsw._addPathCloser(path28, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path22;
+            return path28;
           }
         }
       }
@@ -82606,24 +82056,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path22) {
-  if (typeof path22 !== "string")
+function normalizePath(path28) {
+  if (typeof path28 !== "string")
     throw new Error("string expected");
-  path22 = sp2.normalize(path22);
-  path22 = path22.replace(/\\/g, "/");
+  path28 = sp2.normalize(path28);
+  path28 = path28.replace(/\\/g, "/");
   let prepend = false;
-  if (path22.startsWith("//"))
+  if (path28.startsWith("//"))
     prepend = true;
-  path22 = path22.replace(DOUBLE_SLASH_RE, "/");
+  path28 = path28.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path22 = "/" + path22;
-  return path22;
+    path28 = "/" + path28;
+  return path28;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path22 = normalizePath(testString);
+  const path28 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path22, stats)) {
+    if (pattern(path28, stats)) {
       return true;
     }
   }
@@ -82681,19 +82131,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path22) => toUnix(sp2.normalize(toUnix(path22)));
-    normalizeIgnored = (cwd = "") => (path22) => {
-      if (typeof path22 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path22) ? path22 : sp2.join(cwd, path22));
+    normalizePathToUnix = (path28) => toUnix(sp2.normalize(toUnix(path28)));
+    normalizeIgnored = (cwd = "") => (path28) => {
+      if (typeof path28 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path28) ? path28 : sp2.join(cwd, path28));
       } else {
-        return path22;
+        return path28;
       }
     };
-    getAbsolutePath = (path22, cwd) => {
-      if (sp2.isAbsolute(path22)) {
-        return path22;
+    getAbsolutePath = (path28, cwd) => {
+      if (sp2.isAbsolute(path28)) {
+        return path28;
       }
-      return sp2.join(cwd, path22);
+      return sp2.join(cwd, path28);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -82758,10 +82208,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path22, follow2, fsw) {
+      constructor(path28, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path22;
-        this.path = path22 = path22.replace(REPLACER_RE, "");
+        const watchPath = path28;
+        this.path = path28 = path28.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -82901,20 +82351,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path22) => {
-            const absPath = getAbsolutePath(path22, cwd);
+          paths = paths.map((path28) => {
+            const absPath = getAbsolutePath(path28, cwd);
             return absPath;
           });
         }
-        paths.forEach((path22) => {
-          this._removeIgnoredPath(path22);
+        paths.forEach((path28) => {
+          this._removeIgnoredPath(path28);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path22) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path22, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path28) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path28, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -82936,17 +82386,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path22) => {
-          if (!sp2.isAbsolute(path22) && !this._closers.has(path22)) {
+        paths.forEach((path28) => {
+          if (!sp2.isAbsolute(path28) && !this._closers.has(path28)) {
             if (cwd)
-              path22 = sp2.join(cwd, path22);
-            path22 = sp2.resolve(path22);
+              path28 = sp2.join(cwd, path28);
+            path28 = sp2.resolve(path28);
           }
-          this._closePath(path22);
-          this._addIgnoredPath(path22);
-          if (this._watched.has(path22)) {
+          this._closePath(path28);
+          this._addIgnoredPath(path28);
+          if (this._watched.has(path28)) {
             this._addIgnoredPath({
-              path: path22,
+              path: path28,
               recursive: true
             });
           }
@@ -83010,38 +82460,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path22, stats) {
+      async _emit(event, path28, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path22 = sp2.normalize(path22);
+          path28 = sp2.normalize(path28);
         if (opts.cwd)
-          path22 = sp2.relative(opts.cwd, path22);
-        const args = [path22];
+          path28 = sp2.relative(opts.cwd, path28);
+        const args = [path28];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path22))) {
+        if (awf && (pw = this._pendingWrites.get(path28))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path22, [event, ...args]);
+            this._pendingUnlinks.set(path28, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path23) => {
+              this._pendingUnlinks.forEach((entry, path29) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path23);
+                this._pendingUnlinks.delete(path29);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path22)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path28)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path22);
+            this._pendingUnlinks.delete(path28);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -83059,16 +82509,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path22, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path28, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path22, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path28, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path22) : path22;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path28) : path28;
           let stats2;
           try {
             stats2 = await stat4(fullPath);
@@ -83099,23 +82549,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path22, timeout) {
+      _throttle(actionType, path28, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path22);
+        const actionPath = action.get(path28);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path22);
+          const item = action.get(path28);
           const count2 = item ? item.count : 0;
-          action.delete(path22);
+          action.delete(path28);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -83123,7 +82573,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path22, thr);
+        action.set(path28, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -83137,44 +82587,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path22, threshold, event, awfEmit) {
+      _awaitWriteFinish(path28, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path22;
-        if (this.options.cwd && !sp2.isAbsolute(path22)) {
-          fullPath = sp2.join(this.options.cwd, path22);
+        let fullPath = path28;
+        if (this.options.cwd && !sp2.isAbsolute(path28)) {
+          fullPath = sp2.join(this.options.cwd, path28);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path22)) {
+            if (err || !writes.has(path28)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path22).lastChange = now2;
+              writes.get(path28).lastChange = now2;
             }
-            const pw = writes.get(path22);
+            const pw = writes.get(path28);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path22);
+              writes.delete(path28);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path22)) {
-          writes.set(path22, {
+        if (!writes.has(path28)) {
+          writes.set(path28, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path22);
+              writes.delete(path28);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -83185,8 +82635,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path22, stats) {
-        if (this.options.atomic && DOT_RE.test(path22))
+      _isIgnored(path28, stats) {
+        if (this.options.atomic && DOT_RE.test(path28))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -83196,17 +82646,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path22, stats);
+        return this._userIgnored(path28, stats);
       }
-      _isntIgnored(path22, stat5) {
-        return !this._isIgnored(path22, stat5);
+      _isntIgnored(path28, stat5) {
+        return !this._isIgnored(path28, stat5);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path22) {
-        return new WatchHelper(path22, this.options.followSymlinks, this);
+      _getWatchHelpers(path28) {
+        return new WatchHelper(path28, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -83238,63 +82688,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path22 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path22);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path22) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path22, 100))
+        const path28 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path28);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path28) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path28, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path22);
+        const wp = this._getWatchedDir(path28);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path22, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path28, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path22;
+        let relPath = path28;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path22);
+          relPath = sp2.relative(this.options.cwd, path28);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path22);
+        this._watched.delete(path28);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path22))
-          this._emit(eventName, path22);
-        this._closePath(path22);
+        if (wasTracked && !this._isIgnored(path28))
+          this._emit(eventName, path28);
+        this._closePath(path28);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path22) {
-        this._closeFile(path22);
-        const dir = sp2.dirname(path22);
-        this._getWatchedDir(dir).remove(sp2.basename(path22));
+      _closePath(path28) {
+        this._closeFile(path28);
+        const dir = sp2.dirname(path28);
+        this._getWatchedDir(dir).remove(sp2.basename(path28));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path22) {
-        const closers = this._closers.get(path22);
+      _closeFile(path28) {
+        const closers = this._closers.get(path28);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path22);
+        this._closers.delete(path28);
       }
-      _addPathCloser(path22, closer) {
+      _addPathCloser(path28, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path22);
+        let list = this._closers.get(path28);
         if (!list) {
           list = [];
-          this._closers.set(path22, list);
+          this._closers.set(path28, list);
         }
         list.push(closer);
       }
@@ -83321,7 +82771,7 @@ var init_chokidar = __esm({
 
 // src/source/local.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path16 from "node:path";
+import path21 from "node:path";
 function localSource(dir) {
   return {
     kind: "path",
@@ -83330,30 +82780,30 @@ function localSource(dir) {
   };
 }
 function isUnwatchedPath(root, file) {
-  const relative5 = path16.relative(root, file);
+  const relative5 = path21.relative(root, file);
   if (relative5 === "" || relative5.startsWith("..")) return false;
-  return relative5.split(path16.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
+  return relative5.split(path21.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
 }
 async function watchFolder(root, onChange, debounceMs = 300) {
   let filter = await watchPathFilter(root);
   let timer = null;
-  const changed = /* @__PURE__ */ new Set();
+  const changed2 = /* @__PURE__ */ new Set();
   let rules = Promise.resolve();
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on("all", (event, file) => {
-    const rel = path16.relative(root, file).split(path16.sep).join("/");
+    const rel = path21.relative(root, file).split(path21.sep).join("/");
     const isDirectory = event === "addDir" || event === "unlinkDir";
     if (rel === SYNCIGNORE_FILE) {
       rules = watchPathFilter(root).then((next) => void (filter = next), () => void 0);
     } else if (!declares(rel, isDirectory, filter) && !inSetFolder(root, rel, filter)) {
       return;
     }
-    changed.add(rel);
+    changed2.add(rel);
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      const burst = [...changed].sort();
-      changed.clear();
+      const burst = [...changed2].sort();
+      changed2.clear();
       void rules.then(() => onChange(burst));
     }, debounceMs);
   });
@@ -83371,9 +82821,9 @@ async function watchFolder(root, onChange, debounceMs = 300) {
 }
 function inSetFolder(root, rel, filter) {
   if (rel === "" || filter.isIgnored(rel, false)) return false;
-  if (path16.posix.basename(rel) in SET_CONFIG_FILES) return true;
-  for (let folder = path16.posix.dirname(rel); folder !== "."; folder = path16.posix.dirname(folder)) {
-    if (Object.keys(SET_CONFIG_FILES).some((config) => existsSync2(path16.join(root, ...folder.split("/"), config)))) return true;
+  if (path21.posix.basename(rel) in SET_CONFIG_FILES) return true;
+  for (let folder = path21.posix.dirname(rel); folder !== "."; folder = path21.posix.dirname(folder)) {
+    if (Object.keys(SET_CONFIG_FILES).some((config) => existsSync2(path21.join(root, ...folder.split("/"), config)))) return true;
   }
   return false;
 }
@@ -83436,25 +82886,25 @@ var init_pass_waiters = __esm({
 // src/daemon/schedule.ts
 function startSchedule(options) {
   const random = options.random ?? Math.random;
-  const pending = /* @__PURE__ */ new Set();
+  const pending2 = /* @__PURE__ */ new Set();
   const log = options.logger.child({ source: options.name });
   const job = scheduleCron(
     options.expression,
     () => {
       const delay4 = Math.floor(random() * jitterBound(job, options.maxJitterMs ?? 3e3));
       const timer = setTimeout(() => {
-        pending.delete(timer);
+        pending2.delete(timer);
         options.onTick();
       }, delay4);
-      pending.add(timer);
+      pending2.add(timer);
     },
     (error) => log.warn({ cron: true, err: error }, "scheduler error")
   );
   return {
     nextRun: () => job.nextRun(),
     stop() {
-      for (const timer of pending) clearTimeout(timer);
-      pending.clear();
+      for (const timer of pending2) clearTimeout(timer);
+      pending2.clear();
       job.stop();
       return Promise.resolve();
     }
@@ -83547,7 +82997,7 @@ function createSourceLoop(options) {
     }
   };
 }
-async function runOnePass(options, log, reason, stop, onInFlight) {
+async function runOnePass(options, log, reason, stop2, onInFlight) {
   const controller = new AbortController();
   sharedSignal(controller.signal);
   onInFlight(controller);
@@ -83562,7 +83012,7 @@ async function runOnePass(options, log, reason, stop, onInFlight) {
   options.onPassStart?.(reason);
   let result;
   try {
-    result = await options.pass(reason, controller.signal, stop);
+    result = await options.pass(reason, controller.signal, stop2);
   } catch (error2) {
     result = { ok: false, error: safeErrorMessage(error2) };
   } finally {
@@ -83587,16 +83037,16 @@ function createRetry(backoff, now, log, onDue) {
   const schedule = new RetrySchedule({ ...backoff, jitter: "none", attempts: Infinity }, () => 0, now);
   let wait = null;
   let timer = null;
-  let at = null;
+  let at3 = null;
   const cancel = () => {
     if (timer !== null) clearTimeout(timer);
     timer = null;
-    at = null;
+    at3 = null;
   };
   return {
     /** When it is due (ms since the epoch), or null. */
     get at() {
-      return at;
+      return at3;
     },
     /** Counts a pass's end: a failure adds to those in a row, a success clears them. */
     passEnded(ok2) {
@@ -83609,11 +83059,11 @@ function createRetry(backoff, now, log, onDue) {
     schedule() {
       if (wait === null) return;
       const delay4 = wait;
-      at = now() + delay4;
+      at3 = now() + delay4;
       log.info({ failures: schedule.failures, retryInSeconds: delay4 / 1e3 }, "pass failed; retrying after back-off");
       timer = setTimeout(() => {
         timer = null;
-        at = null;
+        at3 = null;
         onDue();
       }, delay4);
     },
@@ -83657,19 +83107,63 @@ var init_pool_health = __esm({
   }
 });
 
+// src/operations/set-versions.ts
+function setVersionStatus(set) {
+  const newest = set.newestVersion;
+  const madeReady = markerSet(set.description).version;
+  const enforced = newest !== null && newest.id === set.currentVersionId && (madeReady === null || madeReady === set.currentVersionId);
+  return {
+    name: set.name,
+    id: set.id,
+    versioned: set.versioned,
+    version: newest?.id ?? null,
+    state: newest?.status ?? null,
+    error: newest?.errorMessage ?? null,
+    currentVersion: set.currentVersionId,
+    madeReady,
+    enforced: set.versioned ? enforced : null
+  };
+}
+async function passSetVersions(sets, wrote, read) {
+  const names = sets.map((s3) => s3.name);
+  const reread = wrote ? new Map((await read(names)).map((s3) => [s3.name, s3])) : null;
+  return sets.map(({ name, live }) => reread?.get(name) ?? (live === null || reread !== null ? notCreated(name) : setVersionStatus(live)));
+}
+function notCreated(name) {
+  return { name, id: null, versioned: false, version: null, state: null, error: null, currentVersion: null, madeReady: null, enforced: null };
+}
+async function readSetVersions(api, organization, names) {
+  const sets = await api.listPolicySets(organization, { include: ["current_version", "newest_version"] });
+  const byName2 = new Map(sets.map((set) => [set.name, set]));
+  return names.flatMap((name) => {
+    const set = byName2.get(name);
+    return set === void 0 ? [] : [setVersionStatus(fromApi(set))];
+  });
+}
+function fromApi(set) {
+  const newest = set.newestVersionId === null ? null : { id: set.newestVersionId, status: set.newestVersion?.status ?? "unknown", errorMessage: set.newestVersion?.errorMessage ?? null };
+  return { id: set.id, name: set.name, versioned: set.versioned, description: set.description, currentVersionId: set.currentVersionId, newestVersion: newest };
+}
+var init_set_versions = __esm({
+  "src/operations/set-versions.ts"() {
+    "use strict";
+    init_marker();
+  }
+});
+
 // src/daemon/source-pass.ts
 function newPass() {
   return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false, newWarnings: 0 };
 }
-async function runSourcePass(ctx, trigger, loopSignal, stop) {
-  const { source, status, current, log } = ctx;
-  const writes = untilStopUnlessWriting(loopSignal, stop);
+async function runSourcePass(ctx, trigger, loopSignal, stop2) {
+  const { source, status: status2, current, log } = ctx;
+  const writes = untilStopUnlessWriting(loopSignal, stop2);
   const { signal } = writes;
   const { dir, revision: revision2 } = await checkout(ctx, signal);
   current.revision = revision2;
   current.liveDrift = declaredUnchanged(
-    { kind: status.kind, revision: revision2, trigger },
-    { succeeded: status.lastSuccessAt !== null, appliedRevision: status.lastAppliedRevision }
+    { kind: status2.kind, revision: revision2, trigger },
+    { succeeded: status2.lastSuccessAt !== null, appliedRevision: status2.lastAppliedRevision }
   );
   if (source.git !== null) ctx.notifier?.passStarted(source, revision2);
   const window2 = ctx.windows.state(ctx.now());
@@ -83690,10 +83184,11 @@ async function runSourcePass(ctx, trigger, loopSignal, stop) {
         env: ctx.env,
         mode: current.windowClosed ? "plan" : "apply",
         codeCache: ctx.codeCache,
+        ...ctx.runCache === void 0 ? {} : { runCache: ctx.runCache },
         declaredCache: ctx.declaredCache,
         concurrency: ctx.concurrency,
         signal,
-        stop,
+        stop: stop2,
         onProgress: (p2) => {
           if (p2.phase === "applying") writes.applying();
           progress.update(p2);
@@ -83707,42 +83202,54 @@ async function runSourcePass(ctx, trigger, loopSignal, stop) {
   } finally {
     writes.done();
     progress.end();
-    status.apiReached = session.apiReached() ?? status.apiReached;
+    status2.apiReached = session.apiReached() ?? status2.apiReached;
     await ctx.saveCodeCache?.();
   }
   current.outcome = outcome;
-  logNotApplied(log, outcome, stop);
+  logNotApplied(log, outcome, stop2);
   recordPlan(ctx, outcome);
   if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api);
+  await checkSets(ctx, session.api, outcome);
   if (outcome.ok && !current.windowClosed) {
-    status.lastAppliedRevision = revision2;
-    status.lastSuccessAt = (/* @__PURE__ */ new Date()).toISOString();
+    status2.lastAppliedRevision = revision2;
+    status2.lastSuccessAt = (/* @__PURE__ */ new Date()).toISOString();
     ctx.metrics.lastSuccess(source.name, Date.now());
   }
   const errors = passErrors(outcome.sourcePlan, outcome.results);
   return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join("; ") };
 }
-function untilStopUnlessWriting(loopSignal, stop) {
+function untilStopUnlessWriting(loopSignal, stop2) {
   const own = new AbortController();
   const onStop = () => own.abort(new Error("the daemon is shutting down; the pass was stopped before it changed anything"));
-  if (stop.aborted) onStop();
-  else stop.addEventListener("abort", onStop, { once: true });
-  const done = () => stop.removeEventListener("abort", onStop);
+  if (stop2.aborted) onStop();
+  else stop2.addEventListener("abort", onStop, { once: true });
+  const done = () => stop2.removeEventListener("abort", onStop);
   return { signal: AbortSignal.any([loopSignal, own.signal]), applying: done, done };
 }
 function recordPlan(ctx, outcome) {
   const { plan } = outcome.sourcePlan;
-  const { status, current } = ctx;
+  const { status: status2, current } = ctx;
   if (plan !== null) logWarnings(ctx, plan.warnings);
   if (plan !== null) noteFights(ctx, plan.changes, outcome.results);
   if (plan !== null && current.windowClosed && plan.changes.length > 0) {
     ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${count(plan.changes.length, "change")} waiting for the window`);
   }
   if (plan !== null) {
-    status.driftCount = plan.changes.length;
+    status2.driftCount = plan.changes.length;
     ctx.metrics.drift(ctx.source.name, plan.changes.length);
   }
-  status.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+  status2.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+  if (plan !== null) recordRollouts(ctx, plan.rollouts ?? [], outcome.results);
+}
+function recordRollouts(ctx, rollouts, results) {
+  ctx.status.rollouts = [...rollouts];
+  ctx.metrics.rollouts(ctx.source.name, rollouts.filter((r2) => r2.state !== "promoted").length);
+  for (const rollout of rollouts.filter((r2) => r2.state === "promoted")) {
+    const applied = results.some((r2) => r2.outcome === "applied" && r2.change.resource === "policy" && r2.change.name === rollout.policy);
+    if (!applied) continue;
+    ctx.metrics.promoted(ctx.source.name);
+    ctx.log.info({ policy: rollout.policy, level: rollout.level, cleanRuns: rollout.cleanRuns }, `rollout promoted: policy "${rollout.policy}" is now ${rollout.level}`);
+  }
 }
 function logWarnings(ctx, warnings) {
   const seen = ctx.lastWarnings;
@@ -83769,9 +83276,19 @@ async function checkPools(ctx, api) {
     ctx.log.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
   }
 }
-function logNotApplied(log, outcome, stop) {
+async function checkSets(ctx, api, outcome) {
+  if (outcome.policySets === void 0) return;
+  const wrote = outcome.results.some((r2) => r2.change.resource === "policy-set" && r2.outcome !== "skipped");
+  try {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, wrote, (names) => readSetVersions(api, ctx.source.organization, names));
+  } catch (error) {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, false, async () => []);
+    ctx.log.debug({ error: safeErrorMessage(error) }, "cannot read the versions of the policy sets");
+  }
+}
+function logNotApplied(log, outcome, stop2) {
   const skipped = outcome.results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
-  if (!stop.aborted || skipped.length === 0) return;
+  if (!stop2.aborted || skipped.length === 0) return;
   const notApplied = skipped.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`);
   log.warn({ count: notApplied.length, notApplied }, "shutdown: changes not applied (the next pass applies them)");
 }
@@ -83797,6 +83314,7 @@ var init_source_pass = __esm({
     init_notify();
     init_fight_detector();
     init_pool_health();
+    init_set_versions();
     init_output();
     init_plural();
     init_progress();
@@ -83821,6 +83339,7 @@ async function startSourceRunner(options) {
     codeCache: options.codeCache ?? createCodeCache(),
     declaredCache: createDeclaredCache(),
     saveCodeCache: options.saveCodeCache,
+    ...options.runCache === void 0 ? {} : { runCache: options.runCache },
     notifier: options.notifier,
     metrics,
     logger: options.logger,
@@ -83843,7 +83362,7 @@ async function startSourceRunner(options) {
   metrics.suspended(source.name, ctx.suspensions?.since(source.name) != null);
   const loop = createSourceLoop({
     name: source.name,
-    pass: (trigger, signal, stop) => runSourcePass(ctx, trigger, signal, stop),
+    pass: (trigger, signal, stop2) => runSourcePass(ctx, trigger, signal, stop2),
     timeoutMs: source.passTimeoutSeconds * 1e3,
     ...options.backoff === void 0 ? {} : { backoff: options.backoff },
     logger: options.logger,
@@ -83861,7 +83380,7 @@ async function startSourceRunner(options) {
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
-    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true, options.apiProblem?.() ?? null),
+    status: (status2 = {}) => runnerStatus(ctx, loop, schedule, status2.history === true, options.apiProblem?.() ?? null),
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = ctx.waiters.next();
@@ -83900,19 +83419,19 @@ function passStarted(ctx, trigger) {
   ctx.log.debug({ trigger }, "pass started");
 }
 function passEnded(ctx, end) {
-  const { status, current, source, redact } = ctx;
-  status.running = false;
-  status.result = resultLabel(end);
-  status.error = end.error === null ? null : redact(errorMessage(end.error));
+  const { status: status2, current, source, redact } = ctx;
+  status2.running = false;
+  status2.result = resultLabel(end);
+  status2.error = end.error === null ? null : redact(errorMessage(end.error));
   const finishedAt = /* @__PURE__ */ new Date();
-  status.lastRunAt = finishedAt.toISOString();
-  status.lastPass = redactValue({
-    ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, status.error, current.liveDrift),
+  status2.lastRunAt = finishedAt.toISOString();
+  status2.lastPass = redactValue({
+    ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, status2.error, current.liveDrift),
     ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
   }, redact);
-  ctx.historyWritten = ctx.history.add(status.lastPass);
-  ctx.waiters.ended(status.lastPass);
-  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1e3);
+  ctx.historyWritten = ctx.history.add(status2.lastPass);
+  ctx.waiters.ended(status2.lastPass);
+  ctx.metrics.passFinished(source.name, status2.result, end.durationMs / 1e3);
   if (end.handedOver) {
     ctx.log.info({ trigger: end.trigger, durationMs: end.durationMs }, "pass handed over: this replica lost the lease, the new leader runs its own");
     return;
@@ -83923,16 +83442,16 @@ function passEnded(ctx, end) {
       trigger: end.trigger,
       revision: current.revision,
       ok: end.ok,
-      error: status.error,
+      error: status2.error,
       windowClosed: current.windowClosed,
       overrideWindow: current.overrideWindow
     })
   );
-  const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
+  const fields = { trigger: end.trigger, result: status2.result, durationMs: end.durationMs, revision: status2.lastAttemptedRevision, drift: status2.lastPass.drift };
   if (end.ok) logFinished(ctx, fields, quietPass(current));
   else {
     ctx.quiet = null;
-    ctx.log.warn({ ...fields, error: status.error }, "pass failed");
+    ctx.log.warn({ ...fields, error: status2.error }, "pass failed");
   }
 }
 function quietPass(pass) {
@@ -83956,7 +83475,7 @@ function runnerStatus(ctx, loop, schedule, history, apiProblem) {
   const { source } = ctx;
   const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
   const suspendedAt = ctx.suspensions?.since(source.name) ?? null;
-  const status = {
+  const status2 = {
     ...ctx.status,
     running: loop.running,
     nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
@@ -83965,8 +83484,8 @@ function runnerStatus(ctx, loop, schedule, history, apiProblem) {
     syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : ctx.windows.state(ctx.now()),
     ...apiProblem === null ? {} : { apiReached: false, error: apiProblem }
   };
-  if (history) status.history = [...ctx.history.passes];
-  return status;
+  if (history) status2.history = [...ctx.history.passes];
+  return status2;
 }
 async function suspend(ctx) {
   const name = ctx.source.name;
@@ -84167,10 +83686,10 @@ function createAuthGate(options) {
   const unlogged = /* @__PURE__ */ new Map();
   const bucket = (client) => {
     const found = buckets.get(client);
-    const at = now();
-    const tokens = found === void 0 ? limits.burst : Math.min(limits.burst, found.tokens + (at - found.at) / limits.refillMs);
+    const at3 = now();
+    const tokens = found === void 0 ? limits.burst : Math.min(limits.burst, found.tokens + (at3 - found.at) / limits.refillMs);
     buckets.delete(client);
-    const refreshed = { tokens, at };
+    const refreshed = { tokens, at: at3 };
     buckets.set(client, refreshed);
     if (buckets.size > limits.maxClients) buckets.delete(buckets.keys().next().value);
     return refreshed;
@@ -84236,19 +83755,19 @@ var init_auth_gate = __esm({
 import { createHash as createHash8 } from "node:crypto";
 function createDeliveryLog(limits = DELIVERY_LIMITS, now = Date.now) {
   const seenAt = /* @__PURE__ */ new Map();
-  const forgetOld = (at) => {
+  const forgetOld = (at3) => {
     for (const [key, when2] of seenAt) {
-      if (at - when2 < limits.windowMs && seenAt.size <= limits.max * 2) return;
+      if (at3 - when2 < limits.windowMs && seenAt.size <= limits.max * 2) return;
       seenAt.delete(key);
     }
   };
   return {
     seen(id, rawBody) {
-      const at = now();
-      forgetOld(at);
+      const at3 = now();
+      forgetOld(at3);
       const keys = [`body:${createHash8("sha256").update(rawBody).digest("hex")}`, ...id === void 0 || id === "" ? [] : [`id:${id}`]];
       if (keys.some((key) => seenAt.has(key))) return true;
-      for (const key of keys) seenAt.set(key, at);
+      for (const key of keys) seenAt.set(key, at3);
       return false;
     }
   };
@@ -84279,9 +83798,9 @@ async function openSuspensions(stateDir, logger) {
   const save = () => writeRecord(file, { suspended: Object.fromEntries(suspended) });
   return {
     since: (source) => suspended.get(source) ?? null,
-    async suspend(source, at) {
+    async suspend(source, at3) {
       if (suspended.has(source)) return;
-      suspended.set(source, at.toISOString());
+      suspended.set(source, at3.toISOString());
       await save();
     },
     async resume(source) {
@@ -84332,22 +83851,39 @@ var init_suspensions = __esm({
 
 // src/server/webhook-forward.ts
 import { createHmac as createHmac4 } from "node:crypto";
-async function forwardDelivery(delivery) {
+import { BlockList as BlockList2, isIP as isIP2 } from "node:net";
+function forwardAddressProblem(address, allowLoopback) {
   let url;
   try {
-    url = new URL("/webhook", delivery.address);
+    url = new URL(address);
   } catch {
-    return null;
+    return "it is not a URL";
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-  const headers = {};
-  for (const [name, value2] of Object.entries(delivery.headers)) {
-    if (value2 === void 0 || DROPPED.has(name)) continue;
-    headers[name] = Array.isArray(value2) ? value2.join(", ") : value2;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "it is not an http(s) URL";
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const family = isIP2(host);
+  if (family === 0) return "it names a host, not an IP address";
+  const type = family === 4 ? "ipv4" : "ipv6";
+  if (NEVER.check(host, type)) return "it is a link-local, unspecified or metadata address";
+  if (LOOPBACK2.check(host, type) && !allowLoopback) return "it is a loopback address (leader-election.forward-to-loopback allows it)";
+  return null;
+}
+function forwardedHeaders(headers) {
+  const kept = {};
+  for (const [name, value2] of Object.entries(headers)) {
+    if (value2 === void 0 || !FORWARDED_HEADERS.has(name)) continue;
+    kept[name] = Array.isArray(value2) ? value2.join(", ") : value2;
   }
+  return kept;
+}
+async function forwardDelivery(delivery) {
+  const refused2 = forwardAddressProblem(delivery.address, delivery.allowLoopback === true);
+  if (refused2 !== null) return { failed: `the leader's address ${JSON.stringify(delivery.address.slice(0, 200))} is refused: ${refused2}` };
+  const headers = forwardedHeaders(delivery.headers);
   headers["x-hub-signature-256"] = `sha256=${createHmac4("sha256", delivery.secret).update(delivery.rawBody).digest("hex")}`;
   headers[FORWARDED_HEADER] = delivery.from;
   try {
+    const url = new URL("/webhook", delivery.address);
     const res = await fetch(url, { method: "POST", headers, body: delivery.rawBody, redirect: "error", signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
     const text2 = await readAtMost(res, MAX_ANSWER_BYTES);
     let body = {};
@@ -84356,10 +83892,9 @@ async function forwardDelivery(delivery) {
       if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) body = parsed;
     } catch {
     }
-    if (res.status === 503) return null;
-    return { status: res.status, body: { ...body, handedTo: delivery.leader } };
-  } catch {
-    return null;
+    return { answered: { status: res.status, body: { ...body, handedTo: delivery.leader } } };
+  } catch (error) {
+    return { failed: `the leader did not answer: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 async function readAtMost(res, limit2) {
@@ -84379,14 +83914,36 @@ async function readAtMost(res, limit2) {
   }
   return Buffer.concat(chunks).subarray(0, limit2).toString("utf8");
 }
-var FORWARDED_HEADER, FORWARD_TIMEOUT_MS, MAX_ANSWER_BYTES, DROPPED;
+var FORWARDED_HEADER, FORWARD_TIMEOUT_MS, MAX_ANSWER_BYTES, FORWARDED_HEADERS, NEVER, LOOPBACK2;
 var init_webhook_forward = __esm({
   "src/server/webhook-forward.ts"() {
     "use strict";
     FORWARDED_HEADER = "x-policy-pool-sync-forwarded-by";
     FORWARD_TIMEOUT_MS = 5e3;
     MAX_ANSWER_BYTES = 64 * 1024;
-    DROPPED = /* @__PURE__ */ new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "authorization", "cookie", "x-gitlab-token", "x-hub-signature-256", "x-hub-signature"]);
+    FORWARDED_HEADERS = /* @__PURE__ */ new Set([
+      "content-type",
+      "x-github-event",
+      "x-github-delivery",
+      "x-github-hook-id",
+      "x-github-hook-installation-target-id",
+      "x-github-hook-installation-target-type",
+      "x-gitlab-event",
+      "x-gitlab-event-uuid",
+      "x-gitlab-webhook-uuid",
+      "x-gitlab-instance",
+      "idempotency-key"
+    ]);
+    NEVER = new BlockList2();
+    NEVER.addSubnet("169.254.0.0", 16, "ipv4");
+    NEVER.addSubnet("0.0.0.0", 8, "ipv4");
+    NEVER.addAddress("100.100.100.200", "ipv4");
+    NEVER.addSubnet("fe80::", 10, "ipv6");
+    NEVER.addAddress("fd00:ec2::254", "ipv6");
+    NEVER.addAddress("::", "ipv6");
+    LOOPBACK2 = new BlockList2();
+    LOOPBACK2.addSubnet("127.0.0.0", 8, "ipv4");
+    LOOPBACK2.addAddress("::1", "ipv6");
   }
 });
 
@@ -84401,23 +83958,27 @@ function standbyReadiness(election) {
   if (election?.storeReached === true) return { ready: true, reasons: [] };
   return { ready: false, reasons: ["standby: the leader-election store has not answered"] };
 }
-function standbyGate(election, logger) {
+function standbyGate(election, logger, options = {}) {
   const answer2 = () => election === null || election.leading ? null : standbyAnswer(election);
   return {
     control: answer2,
     webhook(headers, rawBody, secret) {
-      const refused = answer2();
-      if (refused === null || election === null) return null;
+      const refused2 = answer2();
+      if (refused2 === null || election === null) return null;
       const address = election.leaderAddress;
       if (address === null || headers[FORWARDED_HEADER] !== void 0) {
         logger.warn({ leader: election.leader, handedOverBefore: headers[FORWARDED_HEADER] !== void 0 }, "webhook delivery refused: this replica stands by and has no leader address to hand it to");
-        return Promise.resolve(refused);
+        return Promise.resolve(refused2);
       }
       const leader = election.leader;
-      return forwardDelivery({ address, headers, rawBody, secret, from: election.identity, leader }).then((answer3) => {
-        if (answer3 === null) logger.warn({ leader, address }, "webhook delivery refused: this replica stands by, and the leader did not take it");
-        else logger.info({ leader, address, status: answer3.status }, "webhook delivery handed to the leader");
-        return answer3 ?? refused;
+      const delivery = { address, headers, rawBody, secret, from: election.identity, leader, allowLoopback: options.forwardToLoopback === true };
+      return forwardDelivery(delivery).then((forwarded) => {
+        if ("answered" in forwarded) {
+          logger.info({ leader, address, status: forwarded.answered.status }, "webhook delivery handed to the leader");
+          return forwarded.answered;
+        }
+        logger.warn({ leader, address, reason: forwarded.failed }, "webhook delivery not handed to the leader: answered 502, so that the sender can deliver it again");
+        return { status: 502, body: { error: `this replica stands by and could not hand the delivery to the leader${leader === null ? "" : `, ${leader}`}: ${forwarded.failed}`, leader } };
       });
     }
   };
@@ -84458,8 +84019,9 @@ async function startDaemon(options) {
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
-  const standby = standbyGate(election, logger);
-  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
+  const standby = standbyGate(election, logger, { forwardToLoopback: config.leaderElection?.forwardToLoopback === true });
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches, runCaches });
   const statuses = (opts = {}) => redactValue([...runners.values()].map((r2) => r2.status(opts)), redact);
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -84520,14 +84082,18 @@ async function startDaemon(options) {
 }
 async function startRunners(options, shared) {
   const { config, logger } = options;
-  const { metrics, suspensions, notifier, redact, leading, caches } = shared;
+  const { metrics, suspensions, notifier, redact, leading, caches, runCaches } = shared;
   const runners = /* @__PURE__ */ new Map();
   for (const source of config.sources) {
     const runner = await startSourceRunner({
       source,
       stateDir: config.stateDir,
       codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
+      runCache: await runCaches.forOrganization(source.organization),
+      saveCodeCache: async () => {
+        await caches.save();
+        await runCaches.save();
+      },
       api: options.api,
       concurrency: config.api.concurrency,
       ...options.apiProblem === void 0 ? {} : { apiProblem: options.apiProblem },
@@ -84567,12 +84133,6 @@ function startPasses(election, runners, metrics, settleMs) {
   });
   election.start();
 }
-function leaderAddress(config, origin) {
-  const configured = config.leaderElection?.address;
-  if (configured !== void 0) return configured;
-  const host = new URL(origin).hostname;
-  return host === "0.0.0.0" || host === "[::]" ? null : origin;
-}
 function checkSyncWindows(config) {
   for (const source of config.sources) {
     for (const [index, window2] of (source.syncWindows ?? []).entries()) {
@@ -84585,7 +84145,9 @@ var TAKEOVER_SETTLE_MS, NOTIFY_CLOSE_MS;
 var init_daemon = __esm({
   "src/daemon/daemon.ts"() {
     "use strict";
+    init_leader_address();
     init_code_cache_file();
+    init_evidence_cache_file();
     init_reconcile();
     init_http_server();
     init_metrics();
@@ -84712,6 +84274,7 @@ function createElector(options) {
     listeners: [],
     aside: null,
     goneSaid: false,
+    absentSince: null,
     address: options.address
   };
   const sleep = options.sleep ?? ((ms, signal) => delay3(ms, void 0, { signal }).catch(() => void 0));
@@ -84837,10 +84400,16 @@ function standAside(e, reason, holder) {
 }
 function mayCreate(e) {
   if (e.elected) lose2(e, "the lease record is gone from the store");
+  const now = e.now();
+  e.absentSince ??= now;
   const seen = e.observed?.record;
-  const live = seen !== void 0 && seen.holderIdentity !== "" && e.now() < e.observedAt + Math.min(seen.leaseDurationMs, LEASE_DURATION_BOUNDS.maxMs);
-  if (!live) return true;
-  if (!e.goneSaid) e.log.warn({ lastHolder: seen.holderIdentity, waitSeconds: Math.ceil((e.observedAt + seen.leaseDurationMs - e.now()) / 1e3) }, "the lease record is gone; waiting out its lease duration before creating it");
+  const waitMs = Math.max(e.options.leaseDurationMs, seen === void 0 ? 0 : Math.min(seen.leaseDurationMs, LEASE_DURATION_BOUNDS.maxMs));
+  if (now >= e.absentSince + waitMs) return true;
+  if (!e.goneSaid) {
+    const line = { lastHolder: seen?.holderIdentity ?? null, waitSeconds: Math.ceil((e.absentSince + waitMs - now) / 1e3) };
+    if (seen === void 0) e.log.info(line, "no lease record yet; waiting a lease duration before creating it");
+    else e.log.warn(line, "the lease record is gone; waiting out its lease duration before creating it");
+  }
   e.goneSaid = true;
   return false;
 }
@@ -84862,10 +84431,12 @@ async function tryAcquireOrRenew(e, signal) {
     const result2 = await store.create(record3, signal);
     if (result2 === "conflict") return;
     observe(e, { record: record3, version: result2.version });
-    return renewed(e, startedAt, !e.elected);
+    e.absentSince = null;
+    return;
   }
   observe(e, current);
   e.goneSaid = false;
+  e.absentSince = null;
   const holder = current.record.holderIdentity;
   const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
   standAside(e, expired && inBounds(current.record.leaseDurationMs) ? null : foreignReason(e, current.record), holder);
@@ -84893,6 +84464,7 @@ async function round(e, halt) {
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
+    e.absentSince = null;
     if (e.storeReached !== false) e.log.warn({ error: errorMessage(error), leading: e.elected }, "cannot reach the leader-election store; trying again every retry period");
     e.storeReached = false;
   } finally {
@@ -84936,7 +84508,7 @@ function etcdLeaseStore(endpoints, leaseName, options = {}) {
   let closed = null;
   const agent = new import_undici5.Agent({ keepAliveTimeout: 1e4, connections: 2 });
   let preferred = 0;
-  async function call(path22, body, signal) {
+  async function call(path28, body, signal) {
     const failures = [];
     const first2 = preferred;
     for (let i2 = 0; i2 < endpoints.length; i2 += 1) {
@@ -84944,7 +84516,7 @@ function etcdLeaseStore(endpoints, leaseName, options = {}) {
       const endpoint = (endpoints[index] ?? "").replace(/\/+$/, "");
       const share = endpoints.length > 1 && options.endpointTimeoutMs !== void 0 ? AbortSignal.timeout(options.endpointTimeoutMs) : null;
       try {
-        const res = await (0, import_undici5.request)(`${endpoint}${path22}`, {
+        const res = await (0, import_undici5.request)(`${endpoint}${path28}`, {
           method: "POST",
           body: JSON.stringify(body),
           headers: { "content-type": "application/json" },
@@ -85007,7 +84579,7 @@ var init_etcd_store = __esm({
 
 // src/leader/kubernetes-store.ts
 import { readFile as readFile4 } from "node:fs/promises";
-import path17 from "node:path";
+import path22 from "node:path";
 function inClusterApiServer(env) {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT ?? "443";
@@ -85018,19 +84590,19 @@ function inClusterApiServer(env) {
 }
 async function kubernetesLeaseStore(options) {
   const dir = options.serviceAccountDir;
-  const ca = await readFile4(path17.join(dir, "ca.crt"), "utf8").catch(() => {
-    throw new UsageError(`cannot read the service account's CA at ${path17.join(dir, "ca.crt")}: set automountServiceAccountToken: true on the pod (deploy/ha does)`);
+  const ca = await readFile4(path22.join(dir, "ca.crt"), "utf8").catch(() => {
+    throw new UsageError(`cannot read the service account's CA at ${path22.join(dir, "ca.crt")}: set automountServiceAccountToken: true on the pod (deploy/ha does)`);
   });
-  const namespace = (await readFile4(path17.join(dir, "namespace"), "utf8").catch(() => "")).trim();
-  if (namespace === "") throw new UsageError(`cannot read the pod's namespace at ${path17.join(dir, "namespace")}`);
+  const namespace = (await readFile4(path22.join(dir, "namespace"), "utf8").catch(() => "")).trim();
+  if (namespace === "") throw new UsageError(`cannot read the pod's namespace at ${path22.join(dir, "namespace")}`);
   const base = `${options.apiServer.replace(/\/+$/, "")}/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const named = `${base}/${encodeURIComponent(options.leaseName)}`;
   let closed = null;
   const agent = new import_undici6.Agent({ connect: { ca }, keepAliveTimeout: 1e4, connections: 2 });
   const where = `Lease ${namespace}/${options.leaseName}`;
   async function call(method, url, body, signal) {
-    const token = (await readFile4(path17.join(dir, "token"), "utf8").catch(() => "")).trim();
-    if (token === "") throw new LeaseStoreError(`cannot read the service account's token at ${path17.join(dir, "token")}`);
+    const token = (await readFile4(path22.join(dir, "token"), "utf8").catch(() => "")).trim();
+    if (token === "") throw new LeaseStoreError(`cannot read the service account's token at ${path22.join(dir, "token")}`);
     let res;
     try {
       res = await (0, import_undici6.request)(url, {
@@ -85045,22 +84617,22 @@ async function kubernetesLeaseStore(options) {
       throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${errorMessage(error)}`);
     }
     const text2 = await readStoreAnswer(res.body, `${method} ${where}`);
-    const status = res.statusCode;
-    if (status === 401 || status === 403) {
-      throw new LeaseStoreError(`${method} ${where}: HTTP ${status}: the service account may not ${method === "GET" ? "get" : method === "POST" ? "create" : "update"} leases in ${namespace}: apply the Role and RoleBinding of deploy/ha`);
+    const status2 = res.statusCode;
+    if (status2 === 401 || status2 === 403) {
+      throw new LeaseStoreError(`${method} ${where}: HTTP ${status2}: the service account may not ${method === "GET" ? "get" : method === "POST" ? "create" : "update"} leases in ${namespace}: apply the Role and RoleBinding of deploy/ha`);
     }
-    if (status >= 200 && status < 300) {
+    if (status2 >= 200 && status2 < 300) {
       try {
-        return { status, lease: JSON.parse(text2) };
+        return { status: status2, lease: JSON.parse(text2) };
       } catch {
-        throw new LeaseStoreError(`${method} ${where}: the API server answered ${status} without a Lease`);
+        throw new LeaseStoreError(`${method} ${where}: the API server answered ${status2} without a Lease`);
       }
     }
-    if (status === 404 || status === 409) return { status, lease: null };
-    throw new LeaseStoreError(`${method} ${where}: HTTP ${status} ${statusMessage(text2)}`);
+    if (status2 === 404 || status2 === 409) return { status: status2, lease: null };
+    throw new LeaseStoreError(`${method} ${where}: HTTP ${status2} ${statusMessage(text2)}`);
   }
-  function written(status, lease) {
-    if (status === 409 || status === 404) return "conflict";
+  function written(status2, lease) {
+    if (status2 === 409 || status2 === 404) return "conflict";
     const version = lease?.metadata?.resourceVersion;
     if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
     return { version };
@@ -85074,19 +84646,19 @@ async function kubernetesLeaseStore(options) {
   return {
     description: where,
     async get(signal) {
-      const { status, lease } = await call("GET", named, void 0, signal);
-      if (status === 404 || lease === null) return null;
+      const { status: status2, lease } = await call("GET", named, void 0, signal);
+      if (status2 === 404 || lease === null) return null;
       const version = lease.metadata?.resourceVersion;
       if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
       return { record: leaseRecord(lease), version };
     },
     async create(record2, signal) {
-      const { status, lease } = await call("POST", base, object(record2), signal);
-      return written(status, lease);
+      const { status: status2, lease } = await call("POST", base, object(record2), signal);
+      return written(status2, lease);
     },
     async update(record2, version, signal) {
-      const { status, lease } = await call("PUT", named, object(record2, version), signal);
-      return written(status, lease);
+      const { status: status2, lease } = await call("PUT", named, object(record2, version), signal);
+      return written(status2, lease);
     },
     close: () => closed ??= agent.close()
   };
@@ -85129,14 +84701,14 @@ function statusMessage(text2) {
   }
   return text2.slice(0, 200);
 }
-var import_undici6, SERVICE_ACCOUNT_DIR, FINGERPRINT_ANNOTATION, ADDRESS_ANNOTATION;
+var import_undici6, FINGERPRINT_ANNOTATION, ADDRESS_ANNOTATION;
 var init_kubernetes_store = __esm({
   "src/leader/kubernetes-store.ts"() {
     "use strict";
     import_undici6 = __toESM(require_undici(), 1);
     init_errors();
     init_store2();
-    SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+    init_secrets();
     FINGERPRINT_ANNOTATION = "policy-pool-sync.io/fingerprint";
     ADDRESS_ANNOTATION = "policy-pool-sync.io/leader-address";
   }
@@ -85157,8 +84729,12 @@ var init_identity = __esm({
 // src/leader/fingerprint.ts
 import { createHash as createHash9 } from "node:crypto";
 function syncFingerprint(sources) {
-  const pairs = sources.map((s3) => [s3.name, s3.organization]).sort((a, b3) => a.join("\0") < b3.join("\0") ? -1 : 1);
+  const pairs = sources.map((s3) => [s3.name, s3.organization]);
+  pairs.sort(byNameThenOrganization);
   return createHash9("sha256").update(JSON.stringify(pairs)).digest("hex").slice(0, 16);
+}
+function byNameThenOrganization(a, b3) {
+  return a.join("\0") < b3.join("\0") ? -1 : 1;
 }
 var init_fingerprint = __esm({
   "src/leader/fingerprint.ts"() {
@@ -85190,9 +84766,9 @@ var init_live_holder = __esm({
 
 // src/leader/open-store.ts
 import { existsSync as existsSync3 } from "node:fs";
-import path18 from "node:path";
+import path23 from "node:path";
 async function podLeaseStore(env, leaseName, dir = SERVICE_ACCOUNT_DIR) {
-  if ((env.KUBERNETES_SERVICE_HOST ?? "") === "" || !existsSync3(path18.join(dir, "token"))) return null;
+  if ((env.KUBERNETES_SERVICE_HOST ?? "") === "" || !existsSync3(path23.join(dir, "token"))) return null;
   try {
     return await kubernetesLeaseStore({ apiServer: inClusterApiServer(env), serviceAccountDir: dir, leaseName });
   } catch {
@@ -85445,7 +85021,7 @@ var init_daemon2 = __esm({
 });
 
 // src/export/files.ts
-function policyFiles(policy, code, nativeKind) {
+function policyFiles(policy, code, nativeKind, setNames = /* @__PURE__ */ new Map()) {
   const ext = policy.kind === "opa" ? "rego" : nativeKind;
   const files = [{ path: `policies/${policy.name}.${ext}`, bytes: code }];
   const settings2 = {};
@@ -85453,7 +85029,7 @@ function policyFiles(policy, code, nativeKind) {
   if (description !== null) settings2.description = description;
   if (policy.enforcementLevel !== "advisory") settings2["enforcement-level"] = policy.enforcementLevel;
   if (policy.kind === "opa" && policy.query !== null) settings2.query = policy.query;
-  if (policy.policySetIds.length > 0) settings2["policy-sets"] = [...policy.policySetIds].sort();
+  if (policy.policySetIds.length > 0) settings2["policy-sets"] = policy.policySetIds.map((id) => setNames.get(id) ?? id).sort();
   if (Object.keys(settings2).length > 0) files.push({ path: `policies/${policy.name}.yaml`, bytes: yamlBytes(settings2) });
   return files;
 }
@@ -85480,7 +85056,7 @@ var init_files = __esm({
     "use strict";
     import_yaml9 = __toESM(require_dist(), 1);
     init_marker();
-    EXPORT_FOLDERS = ["policies", "agent-pools"];
+    EXPORT_FOLDERS = ["policies", "agent-pools", "policy-sets"];
   }
 });
 
@@ -85508,9 +85084,68 @@ var init_names2 = __esm({
   }
 });
 
+// src/export/sets.ts
+function setRefusal(set) {
+  if (set.foreignKind !== null) return `kind ${set.foreignKind || "(none)"} is not one this tool manages`;
+  if (!isValidName(set.name)) return "the name is not a valid file name here (letters, digits, - and _)";
+  return null;
+}
+function scopeListsNeeded(sets) {
+  return {
+    workspaces: sets.some((s3) => s3.workspaceIds.length + s3.workspaceExclusionIds.length > 0),
+    projects: sets.some((s3) => s3.projectIds.length + s3.projectExclusionIds.length > 0)
+  };
+}
+function setFiles(set, parameters, names) {
+  const settings2 = {};
+  if (!set.versioned && set.kind === "opa") settings2["kind"] = "opa";
+  const description = stripMarker(set.description);
+  if (description !== null) settings2["description"] = description;
+  if (set.global) settings2["global"] = true;
+  if (set.agentEnabled) settings2["agent-enabled"] = true;
+  if (set.overridable !== null && (set.kind === "opa" || set.agentEnabled)) settings2["overridable"] = set.overridable;
+  if (set.policyToolVersion !== null && set.agentEnabled) settings2["policy-tool-version"] = set.policyToolVersion;
+  const byName2 = (ids, known) => ids.map((id) => known.get(id) ?? id).sort();
+  const scope = [
+    ["workspaces", set.workspaceIds, names.workspaces],
+    ["projects", set.projectIds, names.projects],
+    ["workspace-exclusions", set.workspaceExclusionIds, names.workspaces],
+    ["project-exclusions", set.projectExclusionIds, names.projects]
+  ];
+  for (const [key, ids, known] of scope) if (ids.length > 0) settings2[key] = byName2(ids, known);
+  const sensitive = [];
+  if (parameters !== null && parameters.length > 0) {
+    const values = {};
+    for (const parameter of [...parameters].sort((a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0)) {
+      if (!parameter.sensitive) {
+        values[parameter.key] = parameter.value;
+        continue;
+      }
+      const env = referenceName(set.name, parameter.key);
+      values[parameter.key] = { env };
+      sensitive.push({ set: set.name, key: parameter.key, env });
+    }
+    settings2["parameters"] = values;
+  }
+  const file = set.versioned ? `policy-sets/${set.name}/policy-set.yaml` : `policy-sets/${set.name}.yaml`;
+  const files = !set.versioned || Object.keys(settings2).length > 0 ? [{ path: file, bytes: yamlBytes(settings2) }] : [];
+  return { files, versioned: set.versioned, sensitive };
+}
+function referenceName(set, key) {
+  return `POLICY_SET_${set}_${key}`.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
+}
+var init_sets = __esm({
+  "src/export/sets.ts"() {
+    "use strict";
+    init_declared();
+    init_marker();
+    init_files();
+  }
+});
+
 // src/export/export.ts
 async function exportOrganization(api, organization, options) {
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [policies, poolList, setList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization), api.listPolicySets(organization)]);
   const notExported = [];
   const files = [];
   const written = async (resource, name, made) => {
@@ -85519,9 +85154,10 @@ async function exportOrganization(api, organization, options) {
     else files.push(...made.map((file) => file.path));
     return reason === null;
   };
+  const sets = await exportSets(api, organization, setList, { ...options, written, notExported });
   const clashes = sameNames(policies, (policy) => policy.kind);
   const outcomes = await mapLimit(policies, Math.max(1, options.concurrency), async (listed) => {
-    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === "function" ? options.nativeKind() : options.nativeKind);
+    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === "function" ? options.nativeKind() : options.nativeKind, sets.names);
     if ("reason" in read) {
       notExported.push(read);
       return false;
@@ -85537,9 +85173,34 @@ async function exportOrganization(api, organization, options) {
   }
   files.sort((a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0);
   notExported.sort((a, b3) => a.name < b3.name ? -1 : a.name > b3.name ? 1 : 0);
-  return { files, policies: outcomes.filter(Boolean).length, pools, notExported };
+  return { files, policies: outcomes.filter(Boolean).length, pools, policySets: sets.count, versionedSets: sets.versioned, sensitive: sets.sensitive, notExported };
 }
-async function policyExport(api, listed, clash, nativeKind) {
+async function exportSets(api, organization, sets, context) {
+  const result = { names: /* @__PURE__ */ new Map(), count: 0, versioned: [], sensitive: [] };
+  const clashes = sameNames(sets, () => "policy set");
+  const exported = sets.filter((set) => {
+    const reason = setRefusal(set) ?? clashes.get(set) ?? null;
+    if (reason !== null) context.notExported.push({ resource: "policy-set", name: set.name, reason });
+    return reason === null;
+  });
+  const needed = scopeListsNeeded(exported);
+  const [workspaces, projects] = await Promise.all([
+    needed.workspaces ? api.listWorkspaces(organization) : Promise.resolve([]),
+    needed.projects ? api.listProjects(organization) : Promise.resolve([])
+  ]);
+  const names = { workspaces: new Map(workspaces.map((w2) => [w2.id, w2.name])), projects: new Map(projects.map((p2) => [p2.id, p2.name])) };
+  const parameters = await mapLimit(exported, Math.max(1, context.concurrency), (set) => set.kind === "native" ? api.listPolicySetParameters(set.id) : Promise.resolve(null));
+  for (const [index, set] of exported.entries()) {
+    const made = setFiles(set, parameters[index] ?? null, names);
+    if (made.files.length > 0 && !await context.written("policy-set", set.name, made.files)) continue;
+    result.names.set(set.id, set.name);
+    result.count += 1;
+    if (made.versioned) result.versioned.push(set.name);
+    result.sensitive.push(...made.sensitive);
+  }
+  return result;
+}
+async function policyExport(api, listed, clash, nativeKind, setNames) {
   const skip = (reason) => ({ resource: "policy", name: listed.name, reason });
   if (!isPolicyKind(listed.kind)) return skip(`kind ${listed.kind || "(none)"} is not one this tool manages`);
   if (!isValidName(listed.name)) return skip(INVALID_NAME);
@@ -85551,7 +85212,7 @@ async function policyExport(api, listed, clash, nativeKind) {
   if (lfsPointerProblem(listed.name, code, code.byteLength) !== null) {
     return skip("its code looks like a Git LFS pointer, which a declared repo refuses (upload the real code, then export again)");
   }
-  return { files: policyFiles(policy, code, nativeKind) };
+  return { files: policyFiles(policy, code, nativeKind, setNames) };
 }
 var INVALID_NAME;
 var init_export = __esm({
@@ -85562,14 +85223,15 @@ var init_export = __esm({
     init_model();
     init_files();
     init_names2();
+    init_sets();
     INVALID_NAME = "the name is not a valid file name here (letters, digits, - and _)";
   }
 });
 
 // src/export/write-tree.ts
-import { constants as constants2 } from "node:fs";
+import { constants as constants3 } from "node:fs";
 import { lstat as lstat3, mkdir as mkdir2, open as open4, readdir as readdir3, realpath as realpath5, unlink as unlink2 } from "node:fs/promises";
-import path19 from "node:path";
+import path24 from "node:path";
 async function checkTarget(dir, force) {
   const entries = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -85584,7 +85246,7 @@ async function treeWriter(dir, folders) {
   const root = await realpath5(dir);
   const missing = [];
   for (const folder of folders) if (!await isRealFolder(root, dir, folder)) missing.push(folder);
-  for (const folder of missing) await mkdir2(path19.join(root, folder));
+  for (const folder of missing) await mkdir2(path24.join(root, folder));
   return async (files) => {
     const written = [];
     for (const file of files) {
@@ -85593,14 +85255,14 @@ async function treeWriter(dir, folders) {
         written.push(file.path);
         continue;
       }
-      for (const done of written) await unlink2(path19.join(root, ...done.split("/"))).catch(() => void 0);
+      for (const done of written) await unlink2(path24.join(root, ...done.split("/"))).catch(() => void 0);
       return reason;
     }
     return null;
   };
 }
 async function isRealFolder(root, dir, folder) {
-  const stat5 = await lstat3(path19.join(root, folder)).catch((error) => {
+  const stat5 = await lstat3(path24.join(root, folder)).catch((error) => {
     if (error.code === "ENOENT") return null;
     throw error;
   });
@@ -85608,20 +85270,32 @@ async function isRealFolder(root, dir, folder) {
   if (stat5.isSymbolicLink() || !stat5.isDirectory()) {
     const what = stat5.isSymbolicLink() ? "a symbolic link" : "not a folder";
     throw new UsageError(
-      `--export ${dir}: ${path19.join(dir, folder)} is ${what}; the export never writes through a link or outside its folder. Remove it, or export into a new folder`
+      `--export ${dir}: ${path24.join(dir, folder)} is ${what}; the export never writes through a link or outside its folder. Remove it, or export into a new folder`
     );
   }
   return true;
 }
+async function innerFolder(root, file) {
+  const parts = file.split("/");
+  if (parts.length < 3) return null;
+  const folder = path24.join(root, ...parts.slice(0, -1));
+  await mkdir2(folder).catch((error) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  const stat5 = await lstat3(folder);
+  return stat5.isSymbolicLink() || !stat5.isDirectory() ? `${parts.slice(0, -1).join("/")} is a symbolic link or not a folder in the export folder, which the export never writes through` : null;
+}
 async function writeNoFollow(root, file) {
-  const abs = path19.join(root, ...file.path.split("/"));
+  const abs = path24.join(root, ...file.path.split("/"));
+  const inner = await innerFolder(root, file.path);
+  if (inner !== null) return inner;
   let handle;
   try {
-    handle = await open4(abs, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | constants2.O_NOFOLLOW, 420);
+    handle = await open4(abs, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | constants3.O_NOFOLLOW, 420);
   } catch (error) {
     const code = error.code;
     if (code === "ELOOP") return `${file.path} is a symbolic link in the export folder, which the export never writes through`;
-    if (code === "ENAMETOOLONG") return `the file name ${path19.basename(file.path)} is too long for the file system`;
+    if (code === "ENAMETOOLONG") return `the file name ${path24.basename(file.path)} is too long for the file system`;
     if (code === "EISDIR") return `${file.path} is a folder in the export folder`;
     throw error;
   }
@@ -85641,9 +85315,19 @@ var init_write_tree = __esm({
 
 // src/export/summary.ts
 function exportSummary(result, organization, dir) {
-  const lines = [`Exported ${organization} to ${dir}: ${count(result.policies, "policy", "policies")}, ${count(result.pools, "agent pool")} (${count(result.files.length, "file")}).`];
+  const sets = result.policySets > 0 ? `, ${count(result.policySets, "policy set")}` : "";
+  const lines = [`Exported ${organization} to ${dir}: ${count(result.policies, "policy", "policies")}, ${count(result.pools, "agent pool")}${sets} (${count(result.files.length, "file")}).`];
   if (result.pools > 1) {
     lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
+  }
+  if (result.versionedSets.length > 0) {
+    lines.push(`Versioned policy sets (${result.versionedSets.length}): their files cannot be read back from the service. Only their settings were written; vendor each folder (its sentinel.hcl or policies.hcl and the files it names) from where it came into policy-sets/<name>/, beside its policy-set.yaml. Until then the set is not declared, and kept:`);
+    for (const name of result.versionedSets) lines.push(`  policy set "${name}": policy-sets/${name}/`);
+  }
+  if (result.sensitive.length > 0) {
+    const allow = [...new Set(result.sensitive.map((s3) => s3.env))];
+    lines.push(`Sensitive parameters (${result.sensitive.length}): their values cannot be read back, so each is written as {env: NAME}. Allow the names and set each variable to its value before a plan: ${allow.map((env) => `--parameter-env ${env}`).join(" ")} (or parameters: {env: [...]} in the config).`);
+    for (const item of result.sensitive) lines.push(`  policy set "${item.set}" parameter "${item.key}": ${item.env}`);
   }
   if (result.notExported.length > 0) {
     lines.push(`Not exported (${result.notExported.length}):`);
@@ -85676,9 +85360,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path20 from "node:path";
+import path25 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path20.resolve(args.exportDir);
+  const dir = path25.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const write = await treeWriter(dir, EXPORT_FOLDERS);
@@ -85733,7 +85417,13 @@ async function runValidate(args, config, io) {
     const check2 = { name: source.name, dir, counts: null, errors: [], warnings: [] };
     checks.push(check2);
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env });
+      const declared = await readDeclared(dir, {
+        maxAgentPools: source.maxAgentPools,
+        strictImports: source.strictImports === true,
+        env: io.env,
+        ...source.parameters === void 0 ? {} : { parameters: source.parameters },
+        parametersAllowedOnly: true
+      });
       if (declaresNothing(declared) && !source.allowEmpty) {
         check2.errors.push(`declares nothing in ${dir}`, emptySourceHint(dir));
         findings.push({ level: "error", message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
@@ -85811,16 +85501,26 @@ var init_validate2 = __esm({
 });
 
 // src/source/work-tree-revision.ts
-async function workTreeRevision(dir) {
+import path26 from "node:path";
+async function workTreeRevision(dir, own = []) {
   try {
     const git = simpleGit({ baseDir: dir, timeout: { block: 1e4 } });
     const head = (await git.raw(["rev-parse", "--verify", "--quiet", "HEAD"])).trim();
     if (!/^[0-9a-f]{40,64}$/.test(head)) return null;
-    const changes = await git.raw(["status", "--porcelain", "--untracked-files=normal", "--", "."]);
+    const changes = await git.raw(["status", "--porcelain", "--untracked-files=all", "--", ".", ...excluded(dir, own)]);
     return changes.trim() === "" ? head : `${head}-dirty`;
   } catch {
     return null;
   }
+}
+function excluded(dir, own) {
+  const specs = [];
+  for (const folder of own) {
+    const inside = path26.relative(path26.resolve(dir), path26.resolve(folder));
+    if (inside === "" || inside.startsWith("..") || path26.isAbsolute(inside)) continue;
+    specs.push(`:(exclude,literal)${inside.split(path26.sep).join("/")}`);
+  }
+  return specs;
 }
 var init_work_tree_revision = __esm({
   "src/source/work-tree-revision.ts"() {
@@ -85831,12 +85531,12 @@ var init_work_tree_revision = __esm({
 
 // src/cli/interrupt.ts
 function interruption(graceSeconds, logger) {
-  const stop = new AbortController();
+  const stop2 = new AbortController();
   const abort = new AbortController();
   let phase = "starting";
   let wrote = false;
   const state = {
-    stop: stop.signal,
+    stop: stop2.signal,
     abort: abort.signal,
     received: null,
     early: null,
@@ -85851,12 +85551,12 @@ function interruption(graceSeconds, logger) {
     state.received = signal;
     if (!wrote) {
       state.early = new Interrupted(`interrupted while ${WHILE[phase]}; nothing was changed`, SIGNAL_EXIT_CODE[signal]);
-      stop.abort(state.early);
+      stop2.abort(state.early);
       abort.abort(state.early);
       return;
     }
     logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
-    stop.abort(new Error(`stopped by ${signal}`));
+    stop2.abort(new Error(`stopped by ${signal}`));
     setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
   });
   return state;
@@ -85930,11 +85630,12 @@ async function runOnce(args, config, io) {
   const mode = args.mode === "reconcile" ? "apply" : "plan";
   const printsEarly = mode === "apply" && args.output !== "json";
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
-  const forReader = logFormat(io.env["LOG_FORMAT"], io.terminal != null || inCi(io.env)) === "pretty";
-  const planOnScreen = io.stdout.isTTY === true && io.terminal != null && args.output !== "json";
+  const forReader = (io.logFormat ?? logFormat(io.env["LOG_FORMAT"], io.terminal != null || inCi(io.env))) === "pretty";
+  const planOnScreen = args.output !== "json" && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
   const outcomes = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = /* @__PURE__ */ new Map();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
   const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));
@@ -85951,7 +85652,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
       const checkout2 = await openSource(source, sourceContext(config, io)).checkout(signal);
       const { dir } = checkout2;
-      const revision2 = checkout2.revision ?? await workTreeRevision(dir);
+      const revision2 = checkout2.revision ?? await workTreeRevision(dir, [config.stateDir]);
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       notify.started(source, revision2);
@@ -85967,6 +85668,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         prune: args.prune || void 0,
         force: args.force,
         codeCache,
+        runCache: await runCaches.forOrganization(source.organization),
         concurrency: config.api.concurrency,
         signal,
         stop: interrupt.stop,
@@ -85998,6 +85700,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
     io.logger[forReader ? "debug" : "info"](api.stats(), "api requests");
     await api.close();
     await caches.save();
+    await runCaches.save();
     await notify.close();
   }
   if (interrupt.early !== null) throw interrupt.early;
@@ -86066,6 +85769,7 @@ var init_one_shot = __esm({
     init_proxy();
     init_errors();
     init_code_cache_file();
+    init_evidence_cache_file();
     init_logger();
     init_output();
     init_progress();
@@ -86113,7 +85817,7 @@ function exitWhenSettled(run, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path21 from "node:path";
+import path27 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -86139,9 +85843,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path22 = ["sources", index, "name"];
+      const path28 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path22, message: `${keyLabel(path22)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path28, message: `${keyLabel(path28)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -86153,16 +85857,16 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path22) {
+function checkCron(expression, path28) {
   try {
     parseCron(expression);
     return [];
   } catch (error) {
-    return [{ path: path22, message: `${keyLabel(path22)} ${errorMessage(error)}` }];
+    return [{ path: path28, message: `${keyLabel(path28)} ${errorMessage(error)}` }];
   }
 }
-function checkListen(listen, path22) {
-  if (hostPortProblem(listen) === "port") return [{ path: path22, message: `${keyLabel(path22)} "${listen}" has a port above 65535` }];
+function checkListen(listen, path28) {
+  if (hostPortProblem(listen) === "port") return [{ path: path28, message: `${keyLabel(path28)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -86229,7 +85933,8 @@ function fileAsRaw(file, store) {
     "lease-duration": file === void 0 ? d.leaseDuration : `${file.leaseDurationMs}ms`,
     "renew-deadline": file === void 0 ? d.renewDeadline : `${file.renewDeadlineMs}ms`,
     "retry-period": file === void 0 ? d.retryPeriod : `${file.retryPeriodMs}ms`,
-    ...file?.address === void 0 ? {} : { address: file.address }
+    ...file?.address === void 0 ? {} : { address: file.address },
+    ...file?.forwardToLoopback === void 0 ? {} : { "forward-to-loopback": file.forwardToLoopback }
   };
 }
 
@@ -86241,6 +85946,10 @@ function applyEnvOverrides(config, env, cwd) {
   const stateDir = nonEmpty(env.STATE_DIR);
   const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
   const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
+  const nativeKind = nonEmpty(env.API_NATIVE_KIND);
+  if (nativeKind !== void 0 && nativeKind !== "native" && nativeKind !== "sentinel") {
+    problems2.push({ file: "environment", message: `API_NATIVE_KIND must be native or sentinel (the hosted service's word), not "${nativeKind}"` });
+  }
   if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
     problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
   }
@@ -86256,7 +85965,7 @@ function applyEnvOverrides(config, env, cwd) {
     config: {
       ...config,
       ...election.value === void 0 ? {} : { leaderElection: election.value },
-      api: { ...config.api, url: url ?? config.api.url },
+      api: { ...config.api, url: url ?? config.api.url, ...nativeKind === "native" || nativeKind === "sentinel" ? { nativeKind } : {} },
       listen: listen ?? config.listen,
       stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
       shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
@@ -86272,6 +85981,7 @@ function nonEmpty(value2) {
 }
 
 // src/config/load.ts
+init_secrets();
 init_to_config();
 async function loadConfig(file, env, options = {}) {
   let text2;
@@ -86292,15 +86002,35 @@ async function parseConfig(text2, file, env, options = {}) {
   if (problems2.length > 0) throw invalidFile("config", file, problems2);
   const overridden = applyEnvOverrides(toConfig(doc.value, cwd), env, cwd);
   if (overridden.problems.length > 0) throw invalidFile("config", file, overridden.problems);
-  return overridden.config;
+  return withOwnSecrets(overridden.config);
 }
 
 // src/config/flags.ts
+import path4 from "node:path";
+
+// src/config/default-state-dir.ts
+import os from "node:os";
 import path3 from "node:path";
+var FOLDER = "policy-pool-sync";
+function defaultStateDir(env, platform = process.platform) {
+  const set = (name) => {
+    const value2 = env[name];
+    return value2 !== void 0 && value2 !== "" && path3.isAbsolute(value2) ? value2 : null;
+  };
+  const home = set("HOME") ?? os.homedir();
+  const runnerTemp = env["GITHUB_ACTIONS"] === "true" ? set("RUNNER_TEMP") : null;
+  if (runnerTemp !== null) return path3.join(runnerTemp, FOLDER);
+  if (platform === "win32") return path3.join(set("LOCALAPPDATA") ?? path3.join(home, "AppData", "Local"), FOLDER, "Cache");
+  if (platform === "darwin") return path3.join(home, "Library", "Caches", FOLDER);
+  return path3.join(set("XDG_CACHE_HOME") ?? path3.join(home, ".cache"), FOLDER);
+}
+
+// src/config/flags.ts
+init_secrets();
 init_to_config();
 init_errors();
 function configFromFlags(flags, env, cwd = process.cwd()) {
-  const dir = path3.resolve(cwd, flags.sourceDir);
+  const dir = path4.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? "default";
   return configWithDefaults({ ...API_DEFAULTS }, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
 }
@@ -86310,18 +86040,22 @@ function configWithDefaults(api, sources, env, apiUrl, cwd) {
     sources,
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: "WEBHOOK_SECRET",
-    stateDir: path3.resolve(cwd, DEFAULT_STATE_DIR),
+    stateDir: defaultStateDir(env),
     shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
   };
   const overridden = applyEnvOverrides(config, env, cwd);
   if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  const withUrl = apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  return withOwnSecrets(withUrl);
 }
 
 // src/config/index.ts
 init_token();
 
 // src/cli/main.ts
+init_parameter_allowance();
+init_secrets();
+init_to_config();
 init_errors();
 init_printable();
 init_logger();
@@ -86331,6 +86065,7 @@ init_version();
 // src/cli/args.ts
 init_errors();
 init_suggest();
+init_parameter_allowance();
 import { parseArgs } from "node:util";
 var USAGE = `Usage:
   policy-pool-sync [--config FILE]                    run the daemon
@@ -86357,6 +86092,8 @@ Options:
   --adopt                  take over policies that carry another source's marker (as adopt: true)
   --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
+  --evidence-window 30d    how far back a tightening change's evidence reads runs (as evidence.window)
+  --evidence-max-requests N  the most requests a plan spends reading runs (as evidence.max-requests; default 500)
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -86367,6 +86104,9 @@ Options:
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (with the dry run's flags again)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
+  --parameter-env PATTERN  a variable a policy set's {env: NAME} may read: a name, or a prefix ending in *
+                           (POLICY_PARAM_*); repeat it for more (as parameters.env; nothing by default)
+  --parameter-files DIR    the folder a policy set's {file: PATH} may read under (as parameters.files; none by default)
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
@@ -86376,6 +86116,8 @@ Environment:
   API_BASE_URL             the API URL when --api-url is not given (overrides api.url)
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
+  API_NATIVE_KIND          native or sentinel: the API's word for the native kind (overrides api.native-kind;
+                           --native-kind wins)
   SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
   LEADER_ELECTION          etcd or kubernetes: the daemon runs under leader election (docs/daemon.md); each of
                            LEADER_ELECTION_ENDPOINTS, _LEASE_DURATION, _RENEW_DEADLINE, _RETRY_PERIOD and _ADDRESS
@@ -86426,6 +86168,8 @@ var OPTIONS = {
   adopt: { type: "boolean" },
   "strict-imports": { type: "boolean" },
   "max-agent-pools": { type: "string" },
+  "evidence-window": { type: "string" },
+  "evidence-max-requests": { type: "string" },
   timeout: { type: "string" },
   "source-dir": { type: "string" },
   organization: { type: "string" },
@@ -86436,6 +86180,8 @@ var OPTIONS = {
   plan: { type: "string" },
   show: { type: "string" },
   "native-kind": { type: "string" },
+  "parameter-env": { type: "string", multiple: true },
+  "parameter-files": { type: "string" },
   export: { type: "string" },
   port: { type: "string", default: "0" },
   "emulator-seed": { type: "string" },
@@ -86466,6 +86212,11 @@ Run policy-pool-sync --help for every flag.`);
   const nativeKind = values["native-kind"] ?? null;
   if (nativeKind !== null && nativeKind !== "native" && nativeKind !== "sentinel") {
     throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
+  }
+  const parameterEnv = values["parameter-env"] ?? [];
+  for (const pattern of parameterEnv) {
+    const problem = parameterPatternProblem(pattern);
+    if (problem !== null) throw new UsageError(`--parameter-env ${problem}`);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
@@ -86511,6 +86262,7 @@ Run policy-pool-sync --help for every flag.`);
     adopt: values.adopt === true,
     strictImports: values["strict-imports"] === true,
     maxAgentPools,
+    evidence: evidenceFlags(values["evidence-window"], values["evidence-max-requests"]),
     timeoutSeconds,
     sourceDir: values["source-dir"] ?? null,
     organization: values.organization ?? null,
@@ -86521,6 +86273,8 @@ Run policy-pool-sync --help for every flag.`);
     plan: values.plan ?? null,
     show: values.show ?? null,
     nativeKind,
+    parameterEnv,
+    parameterFiles: values["parameter-files"] ?? null,
     exportDir: values.export ?? null,
     port,
     emulatorSeed: values["emulator-seed"] ?? null,
@@ -86545,7 +86299,11 @@ var ONE_SHOT_FLAGS = [
   "no-cache",
   "strict-imports",
   "native-kind",
-  "max-agent-pools"
+  "max-agent-pools",
+  "parameter-env",
+  "parameter-files",
+  "evidence-window",
+  "evidence-max-requests"
 ];
 function checkDaemonFlags(values) {
   const given = ONE_SHOT_FLAGS.filter((flag3) => values[flag3] !== void 0 && values[flag3] !== false);
@@ -86566,9 +86324,38 @@ function unknownFlagMessage(argv) {
   }
   return null;
 }
+function evidenceFlags(window2, maxRequests) {
+  if (window2 !== void 0 && !/^[1-9][0-9]{0,2}d$/.test(window2)) throw new UsageError(`--evidence-window must be a number of days such as 30d, not "${window2}"`);
+  const max = maxRequests === void 0 ? null : Number(maxRequests);
+  if (max !== null && (!Number.isInteger(max) || max < 0)) throw new UsageError(`--evidence-max-requests must be a whole number, not "${maxRequests}"`);
+  return { windowDays: window2 === void 0 ? null : Number.parseInt(window2, 10), maxRequests: max };
+}
 
 // src/cli/main.ts
 init_action_advice();
+
+// src/cli/destinations.ts
+import { fstatSync } from "node:fs";
+function destinations(stdout, stderr) {
+  const out = described(stdout);
+  const err = described(stderr);
+  const shown2 = stdout.isTTY === true || out !== null && (out.isFIFO() || out.isSocket());
+  return {
+    stdoutShown: shown2 ? true : out === null ? null : false,
+    shared: out !== null && err !== null && out.dev === err.dev && out.ino === err.ino
+  };
+}
+function described(stream) {
+  const fd = stream.fd;
+  if (typeof fd !== "number") return null;
+  try {
+    return fstatSync(fd);
+  } catch {
+    return null;
+  }
+}
+
+// src/cli/main.ts
 init_error_lines();
 
 // src/cli/redacted-io.ts
@@ -86634,12 +86421,14 @@ async function main(argv, io) {
     return 0;
   }
   const terminal = io.stderr.isTTY === true;
+  const where = destinations(io.raw.stdout, io.raw.stderr);
+  const oneShot = args.mode !== "daemon" && args.mode !== "emulator";
   const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
   const line = terminal && (args.mode === "reconcile" || args.mode === "dry-run") ? new TerminalLine(sink) : null;
+  const format = logFormat(io.env["LOG_FORMAT"], terminal || oneShot && (inCi(io.env) || where.shared));
   const logger = createLogger({
     level: io.env["LOG_LEVEL"] || "info",
-    // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too.
-    format: logFormat(io.env["LOG_FORMAT"], terminal || args.mode !== "daemon" && args.mode !== "emulator" && inCi(io.env)),
+    format,
     stream: line ?? sink,
     color: terminal && !io.env["NO_COLOR"],
     redact: io.redact
@@ -86649,14 +86438,14 @@ async function main(argv, io) {
   const config = await resolveConfig(args, io.env);
   io.learn(config);
   if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger, env: io.env, noCache: args.noCache, redact: io.redact });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact };
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact, stdoutShown: where.stdoutShown, logFormat: format };
   if (args.mode === "export") return (await Promise.resolve().then(() => (init_export_command(), export_command_exports))).runExport(args, config, oneShotIo);
   if (args.mode === "validate") return (await Promise.resolve().then(() => (init_validate2(), validate_exports))).runValidate(args, config, oneShotIo);
   return (await Promise.resolve().then(() => (init_one_shot(), one_shot_exports))).runOnce(args, config, oneShotIo);
 }
 async function resolveConfig(args, env) {
   const read = await readConfig2(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path21.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path27.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
@@ -86665,9 +86454,17 @@ async function resolveConfig(args, env) {
       allowEmpty: source.allowEmpty || args.allowEmpty,
       adopt: source.adopt || args.adopt,
       ...args.strictImports ? { strictImports: true } : {},
-      ...args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }
+      ...args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools },
+      ...withParameterFlags(source, args, config),
+      ...withEvidenceFlags(source.evidence, args.evidence)
     }))
   };
+}
+function withParameterFlags(source, args, config) {
+  if (args.parameterEnv.length === 0 && args.parameterFiles === null) return {};
+  const { env, files } = source.parameters ?? NO_PARAMETERS;
+  const parameterFiles = args.parameterFiles === null ? files : path27.resolve(args.parameterFiles);
+  return { parameters: { env: [.../* @__PURE__ */ new Set([...env, ...args.parameterEnv])], files: parameterFiles, reserved: ownSecretSources(config) } };
 }
 async function readConfig2(args, env) {
   checkApiUrl(args.apiUrl);
@@ -86715,6 +86512,11 @@ ${error.problems.map((p2) => `  ${printable(formatProblem(p2))}
     writeFindings([{ level: "error", message: errorMessage(error) }], io.stderr, io.env, { readable: false });
   }
   return 1;
+}
+function withEvidenceFlags(given, flags) {
+  if (flags.windowDays === null && flags.maxRequests === null) return given === void 0 ? {} : { evidence: given };
+  const base = given ?? toEvidence({});
+  return { evidence: { windowMs: flags.windowDays === null ? base.windowMs : flags.windowDays * 864e5, maxRequests: flags.maxRequests ?? base.maxRequests } };
 }
 
 // src/cli.ts
