@@ -6,7 +6,7 @@
  */
 const LAYERS = [
   ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker', 'hcl-outline'],
-  ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http', 'set-config-schema'],
+  ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http', 'policy-set-config-schema'],
   ['signals', 'progress', 'config'],
   ['api', 'declared', 'leader'],
   ['plan', 'source', 'live'],

@@ -56694,7 +56694,7 @@ var init_hcl_outline = __esm({
   }
 });
 
-// src/set-config-schema.ts
+// src/policy-set-config-schema.ts
 function checkSetConfigSchema(text2, kind, facts) {
   const rules = kind === "opa" ? OPA_BLOCKS : NATIVE_BLOCKS;
   const out = [];
@@ -56800,8 +56800,8 @@ function diagnosticLines(file, diagnostics) {
   return rest > 0 ? [...shown2, `and ${rest} more problem${rest === 1 ? "" : "s"} in ${file}`] : shown2;
 }
 var MAX_CONFIG_DIAGNOSTICS, NATIVE_BLOCKS, OPA_BLOCKS, IMPORT_KINDS;
-var init_set_config_schema = __esm({
-  "src/set-config-schema.ts"() {
+var init_policy_set_config_schema = __esm({
+  "src/policy-set-config-schema.ts"() {
     "use strict";
     init_model();
     init_hcl_outline();
@@ -56964,7 +56964,7 @@ var init_ingest = __esm({
   "src/emulator/ingest.ts"() {
     "use strict";
     init_hcl();
-    init_set_config_schema();
+    init_policy_set_config_schema();
     init_tar();
     init_errors();
   }
@@ -63508,7 +63508,7 @@ var init_walk = __esm({
   }
 });
 
-// src/declared/set-config.ts
+// src/declared/policy-set-config.ts
 import path12 from "node:path";
 async function readSetConfig(rel, text2, files, read = () => null) {
   const config = { policies: [], modules: [] };
@@ -63579,12 +63579,12 @@ function sourceProblem(source, files) {
   return null;
 }
 var SET_CONFIG_FILES, IMPORT_TYPES;
-var init_set_config = __esm({
-  "src/declared/set-config.ts"() {
+var init_policy_set_config = __esm({
+  "src/declared/policy-set-config.ts"() {
     "use strict";
     init_resource_names();
     init_hcl();
-    init_set_config_schema();
+    init_policy_set_config_schema();
     SET_CONFIG_FILES = { "sentinel.hcl": "native", "native.hcl": "native", "policies.hcl": "opa" };
     IMPORT_TYPES = ["module", "static", "plugin"];
   }
@@ -66014,7 +66014,7 @@ var require_tar_stream = __commonJS({
   }
 });
 
-// src/declared/set-archive.ts
+// src/declared/policy-set-archive.ts
 import { once } from "node:events";
 import { closeSync as closeSync2 } from "node:fs";
 import { createHash as createHash4 } from "node:crypto";
@@ -66101,8 +66101,8 @@ function changed(file) {
   return { file: file.rel, message: "changed while it was packed; plan again" };
 }
 var import_tar_stream, FIXED_TIME, GZIP_OS_OFFSET, GZIP_OS_UNIX, BLOCK2, CHUNK_BYTES, YIELD_EVERY2;
-var init_set_archive = __esm({
-  "src/declared/set-archive.ts"() {
+var init_policy_set_archive = __esm({
+  "src/declared/policy-set-archive.ts"() {
     "use strict";
     import_tar_stream = __toESM(require_tar_stream(), 1);
     init_code_content();
@@ -66117,7 +66117,7 @@ var init_set_archive = __esm({
   }
 });
 
-// src/declared/set-content.ts
+// src/declared/policy-set-content.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import path13 from "node:path";
 async function readSetContent(entry, realRoot) {
@@ -66166,21 +66166,21 @@ function policyText(files, file, realRoot) {
   return "problem" in read ? null : Buffer.from(read.bytes).toString("utf8");
 }
 var MAX_SET_FILES, MAX_SET_TAR_BYTES, MAX_SET_ARCHIVE_BYTES;
-var init_set_content = __esm({
-  "src/declared/set-content.ts"() {
+var init_policy_set_content = __esm({
+  "src/declared/policy-set-content.ts"() {
     "use strict";
     init_hcl();
     init_model();
     init_read_file();
-    init_set_archive();
-    init_set_config();
+    init_policy_set_archive();
+    init_policy_set_config();
     MAX_SET_FILES = 5e3;
     MAX_SET_TAR_BYTES = 32 * 1024 * 1024;
     MAX_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
   }
 });
 
-// src/declared/set-files.ts
+// src/declared/policy-set-files.ts
 import { readlinkSync as readlinkSync2, realpathSync as realpathSync4 } from "node:fs";
 import path14 from "node:path";
 async function ownSetFiles(folders, files, realRoot, filter) {
@@ -66235,8 +66235,8 @@ function linkTarget(root, link) {
   }
 }
 var YIELD_EVERY3, SET_SETTINGS_FILE;
-var init_set_files = __esm({
-  "src/declared/set-files.ts"() {
+var init_policy_set_files = __esm({
+  "src/declared/policy-set-files.ts"() {
     "use strict";
     init_read_file();
     init_turns();
@@ -66318,7 +66318,7 @@ var init_sensitive_values = __esm({
   }
 });
 
-// src/declared/set-parameters.ts
+// src/declared/policy-set-parameters.ts
 function readParameters(raw, file, lineOf, context) {
   if (raw === void 0 || raw === null || typeof raw !== "object") return { parameters: null, problems: [] };
   const parameters = [];
@@ -66343,8 +66343,8 @@ function sensitiveValue(from, context) {
   learnSecrets([read.value]);
   return read.value;
 }
-var init_set_parameters = __esm({
-  "src/declared/set-parameters.ts"() {
+var init_policy_set_parameters = __esm({
+  "src/declared/policy-set-parameters.ts"() {
     "use strict";
     init_redact();
     init_sensitive_values();
@@ -66485,19 +66485,19 @@ var init_policy_sets3 = __esm({
     "use strict";
     init_read_code();
     init_resource_names();
-    init_set_config();
-    init_set_content();
-    init_set_files();
+    init_policy_set_config();
+    init_policy_set_content();
+    init_policy_set_files();
     init_settings_file();
-    init_set_parameters();
-    init_set_files();
+    init_policy_set_parameters();
+    init_policy_set_files();
     YAML_SET_FILE = /^policy-sets\/[^/]+\.yaml$/;
     NO_SETTINGS = { values: {}, problems: [], lineOf: () => void 0 };
     SCOPE_KEYS = ["workspaces", "projects", "workspace-exclusions", "project-exclusions"];
   }
 });
 
-// src/declared/set-body.ts
+// src/declared/policy-set-body.ts
 import { realpathSync as realpathSync6 } from "node:fs";
 import path17 from "node:path";
 async function setArchiveBody(content) {
@@ -66521,12 +66521,12 @@ async function setArchiveBody(content) {
   if (packed.archive.digest !== content.digest) throw refuse("changed since the plan was made");
   return packed.archive.gzip;
 }
-var init_set_body = __esm({
-  "src/declared/set-body.ts"() {
+var init_policy_set_body = __esm({
+  "src/declared/policy-set-body.ts"() {
     "use strict";
-    init_set_archive();
+    init_policy_set_archive();
     init_turns();
-    init_set_content();
+    init_policy_set_content();
   }
 });
 
@@ -66696,14 +66696,14 @@ var init_declared = __esm({
     init_walk();
     init_plural();
     init_policy_sets3();
-    init_set_files();
-    init_set_config();
+    init_policy_set_files();
+    init_policy_set_config();
     init_policy_sets3();
-    init_set_parameters();
-    init_set_content();
-    init_set_config();
-    init_set_archive();
-    init_set_body();
+    init_policy_set_parameters();
+    init_policy_set_content();
+    init_policy_set_config();
+    init_policy_set_archive();
+    init_policy_set_body();
     init_path_filter();
     init_declared_cache();
     init_code_body();
@@ -83107,7 +83107,7 @@ var init_pool_health = __esm({
   }
 });
 
-// src/operations/set-versions.ts
+// src/operations/policy-set-versions.ts
 function setVersionStatus(set) {
   const newest = set.newestVersion;
   const madeReady = markerSet(set.description).version;
@@ -83144,8 +83144,8 @@ function fromApi(set) {
   const newest = set.newestVersionId === null ? null : { id: set.newestVersionId, status: set.newestVersion?.status ?? "unknown", errorMessage: set.newestVersion?.errorMessage ?? null };
   return { id: set.id, name: set.name, versioned: set.versioned, description: set.description, currentVersionId: set.currentVersionId, newestVersion: newest };
 }
-var init_set_versions = __esm({
-  "src/operations/set-versions.ts"() {
+var init_policy_set_versions = __esm({
+  "src/operations/policy-set-versions.ts"() {
     "use strict";
     init_marker();
   }
@@ -83314,7 +83314,7 @@ var init_source_pass = __esm({
     init_notify();
     init_fight_detector();
     init_pool_health();
-    init_set_versions();
+    init_policy_set_versions();
     init_output();
     init_plural();
     init_progress();

@@ -9,7 +9,7 @@ import { fightWarning, type FightDetector } from '../operations/fight-detector.j
 import type { DaemonMetrics } from '../operations/metrics.js';
 import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
-import { passSetVersions, readSetVersions } from '../operations/set-versions.js';
+import { passSetVersions, readSetVersions } from '../operations/policy-set-versions.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { passErrors } from '../output/index.js';
 import { count } from '../plural.js';

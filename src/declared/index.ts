@@ -11,8 +11,8 @@ import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { DEFAULT_WALK_LIMITS, walkSource, type FoundFile, type WalkOptions } from './walk.js';
 import { count } from '../plural.js';
 import { inFolder, readPolicySets, setFolders, YAML_SET_FILE } from './policy-sets.js';
-import { ownSetFiles } from './set-files.js';
-import { SET_CONFIG_FILES } from './set-config.js';
+import { ownSetFiles } from './policy-set-files.js';
+import { SET_CONFIG_FILES } from './policy-set-config.js';
 
 /** A set's config file under policies/: its folder is a set, not policies. */
 function isSetConfig(rel: string): boolean {
@@ -21,11 +21,11 @@ function isSetConfig(rel: string): boolean {
 
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
 export { SET_SETTINGS_FILE } from './policy-sets.js';
-export { sensitiveValue } from './set-parameters.js';
-export { MAX_SET_ARCHIVE_BYTES, MAX_SET_FILES, MAX_SET_TAR_BYTES } from './set-content.js';
-export { SET_CONFIG_FILES } from './set-config.js';
-export { packSet, type SetArchive } from './set-archive.js';
-export { setArchiveBody } from './set-body.js';
+export { sensitiveValue } from './policy-set-parameters.js';
+export { MAX_SET_ARCHIVE_BYTES, MAX_SET_FILES, MAX_SET_TAR_BYTES } from './policy-set-content.js';
+export { SET_CONFIG_FILES } from './policy-set-config.js';
+export { packSet, type SetArchive } from './policy-set-archive.js';
+export { setArchiveBody } from './policy-set-body.js';
 export {
   createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, watchPathFilter, type PathFilter,
 } from './path-filter.js';

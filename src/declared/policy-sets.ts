@@ -4,16 +4,16 @@ import type { KeyPath } from '../yaml/index.js';
 import type { PolicyKind } from '../model.js';
 import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
-import { SET_CONFIG_FILES } from './set-config.js';
-import { readSetContent } from './set-content.js';
-import { SET_SETTINGS_FILE } from './set-files.js';
+import { SET_CONFIG_FILES } from './policy-set-config.js';
+import { readSetContent } from './policy-set-content.js';
+import { SET_SETTINGS_FILE } from './policy-set-files.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
 import type { SensitiveContext } from './sensitive-values.js';
-import { readParameters } from './set-parameters.js';
+import { readParameters } from './policy-set-parameters.js';
 import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
-export { SET_SETTINGS_FILE } from './set-files.js';
+export { SET_SETTINGS_FILE } from './policy-set-files.js';
 /** Sets declared in YAML: `policy-sets/<name>.yaml`. */
 export const YAML_SET_FILE = /^policy-sets\/[^/]+\.yaml$/;
 

@@ -76,7 +76,7 @@ export interface DeclaredPool {
   lines?: EntryLines;
 }
 
-/** A versioned set's content: its folder packed as a deterministic tar.gz (set-archive.ts). */
+/** A versioned set's content: its folder packed as a deterministic tar.gz (policy-set-archive.ts). */
 export interface SetContent {
   /** The set's folder, relative to the source root. */
   folder: string;
@@ -84,7 +84,7 @@ export interface SetContent {
   root: string;
   /** The config file, relative to the folder. */
   configFile: string;
-  /** sha256 (hex) of the set's content, line ends normalised (set-archive.ts): what the set's ownership marker records. */
+  /** sha256 (hex) of the set's content, line ends normalised (policy-set-archive.ts): what the set's ownership marker records. */
   digest: string;
   /** Size of the tar.gz in bytes. */
   bytes: number;

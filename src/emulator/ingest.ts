@@ -3,14 +3,14 @@
  * the archive's root (`sentinel.hcl`, or in the document's words `native.hcl`, for the native kind; `policies.hcl` for
  * opa) parsed with the vendor's HCL library (@cdktf/hcl2json: HashiCorp's hcl, compiled to WebAssembly), and every
  * local `source` of a `policy`, an `import "module"` and a `module` block found as a file in the archive, and the file
- * checked against its schema (set-config-schema.ts, as --validate checks it: unknown blocks and attributes, levels,
+ * checked against its schema (policy-set-config-schema.ts, as --validate checks it: unknown blocks and attributes, levels,
  * parameters no policy declares). Anything else ends `errored` with an `error-message` naming the file, line and
  * column, block and source.
  */
 import { posix } from 'node:path';
 import { HclSyntaxError, parseHcl } from '../hcl.js';
 import type { NativeKindName } from '../model.js';
-import { checkSetConfigSchema, configFacts, diagnosticLines, syntaxDiagnostic } from '../set-config-schema.js';
+import { checkSetConfigSchema, configFacts, diagnosticLines, syntaxDiagnostic } from '../policy-set-config-schema.js';
 import type { RecordKind } from './records.js';
 import { readTarGz, type TarEntry } from './tar.js';
 import { errorMessage } from '../errors.js';

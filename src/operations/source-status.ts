@@ -2,7 +2,7 @@ import type { SourceConfig } from '../config/types.js';
 import type { RolloutStatus } from '../plan/evidence.js';
 import type { PassRecord, PassResultLabel, TriggerReason } from './pass-record.js';
 import type { PoolHealth } from './pool-health.js';
-import type { SetVersionStatus } from './set-versions.js';
+import type { SetVersionStatus } from './policy-set-versions.js';
 import type { WindowState } from './sync-windows.js';
 
 /**

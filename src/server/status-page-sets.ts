@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js';
-import type { SetVersionStatus } from '../operations/set-versions.js';
+import type { SetVersionStatus } from '../operations/policy-set-versions.js';
 import type { SourceStatus } from './status.js';
 
 const STATE_TONES: Record<string, string> = { ready: 'ok', ingressing: 'warn', pending: 'warn', errored: 'bad', canceled: 'bad' };

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { MAX_SET_FILES, MAX_SET_TAR_BYTES, readDeclared, setArchiveBody, type DeclaredPolicySet } from '../src/declared/index.js';
-import { packSet, type ArchiveFile, type PackPlace } from '../src/declared/set-archive.js';
+import { packSet, type ArchiveFile, type PackPlace } from '../src/declared/policy-set-archive.js';
 import { readTarGz } from '../src/emulator/tar.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees, type Tree } from './helpers/temp-tree.js';

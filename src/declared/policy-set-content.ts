@@ -4,8 +4,8 @@ import type { SourceProblem } from '../errors.js';
 import { MAX_HCL_BYTES } from '../hcl.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { decodeText, readSourceFile, unreadable } from './read-file.js';
-import { estimateTarBytes, packSet, type ArchiveFile } from './set-archive.js';
-import { readSetConfig } from './set-config.js';
+import { estimateTarBytes, packSet, type ArchiveFile } from './policy-set-archive.js';
+import { readSetConfig } from './policy-set-config.js';
 import type { SetContent } from './types.js';
 import type { FoundFile } from './walk.js';
 

@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { packSet, type ArchiveFile } from './set-archive.js';
+import { packSet, type ArchiveFile } from './policy-set-archive.js';
 import { turnTaker } from './turns.js';
-import { MAX_SET_ARCHIVE_BYTES } from './set-content.js';
+import { MAX_SET_ARCHIVE_BYTES } from './policy-set-content.js';
 import type { SetContent } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 /** `/status` and the status page show each declared policy set's version, its state, and whether it is the one enforced. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SetVersionStatus } from '../src/operations/set-versions.js';
+import type { SetVersionStatus } from '../src/operations/policy-set-versions.js';
 import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-process.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { tempTree } from './helpers/temp-tree.js';

@@ -3,7 +3,7 @@ import type { SourceProblem } from '../errors.js';
 import type { PolicyKind } from '../model.js';
 import { isValidName, NAME_RULE } from './resource-names.js';
 import { HclLimitError, HclSyntaxError, parseHcl, type HclDocument } from '../hcl.js';
-import { checkSetConfigSchema, configFacts, MAX_CONFIG_DIAGNOSTICS, syntaxDiagnostic } from '../set-config-schema.js';
+import { checkSetConfigSchema, configFacts, MAX_CONFIG_DIAGNOSTICS, syntaxDiagnostic } from '../policy-set-config-schema.js';
 
 /** The config file that makes a folder a versioned policy set, and the kind it gives the set. */
 export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentinel.hcl': 'native', 'native.hcl': 'native', 'policies.hcl': 'opa' };
@@ -23,7 +23,7 @@ const IMPORT_TYPES = ['module', 'static', 'plugin'] as const;
  * Parses a set's config file (`rel`, relative to the source root) and checks it against the set's folder: every
  * `source` of a `policy` and of an `import "module"`, `"static"` or `"plugin"` block must name a file of `files` (paths relative to the folder),
  * never a remote URL, an absolute path or a path through `..`; every policy name must be valid. The file's schema is
- * checked too (set-config-schema.ts): one problem per error with its line, at most MAX_CONFIG_DIAGNOSTICS, then a count.
+ * checked too (policy-set-config-schema.ts): one problem per error with its line, at most MAX_CONFIG_DIAGNOSTICS, then a count.
  * `read` gives the text of one of `files`, for the parameters a policy declares.
  */
 export async function readSetConfig(

@@ -1,5 +1,5 @@
 /**
- * The schema of a policy set's config file, checked the same way by `--validate` (declared/set-config.ts) and by the
+ * The schema of a policy set's config file, checked the same way by `--validate` (declared/policy-set-config.ts) and by the
  * emulator's ingestion: `sentinel.hcl` (or `native.hcl`) takes `policy "NAME"` (source, enforcement_level, params),
  * `import "module" "NAME"` (source), `import "static" "NAME"` (source, format), `import "plugin" "NAME"` (source,
  * args, env, config), `module "NAME"` (source: the form before `import "module"`), `param "NAME"` (value) and
