@@ -4,10 +4,11 @@
  * folder by its real path, without following a link and without blocking, and read only when it is a regular file, to
  * at most its cap. A problem names the reference as written in the repo, never a path of this host.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { envRefusal, isNeverReadable, isUnder, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
 import type { ParameterAllowance } from '../config/types.js';
+import { fillFrom } from './read-file.js';
 
 /** The largest file a sensitive value is read from. */
 export const MAX_PARAMETER_FILE_BYTES = 65_536;
@@ -94,8 +95,7 @@ function readRegularFile(real: string): Read {
     if (!stat.isFile()) return { problem: 'is not a regular file; a sensitive value is read only from one' };
     if (stat.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
     const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
-    let length = 0;
-    for (let got = -1; got !== 0 && length < buffer.length; length += got) got = readSync(fd, buffer, length, buffer.length - length, null);
+    const length = fillFrom(fd, buffer);
     if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
     return { value: buffer.subarray(0, length).toString('utf8').replace(/\r?\n$/, '') };
   } catch (error) {

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateText, stateDirLayout } from '../state-dir.js';
-import { openOrganizationCaches, type OrganizationCaches } from './organization-caches.js';
+import { openOrganizationCaches, ownDocument, type OrganizationCaches } from './organization-caches.js';
 import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry, type SetFileDigest } from './code-cache.js';
 
 /** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
@@ -71,15 +71,9 @@ async function readEntries(file: string, organization: string, log: Logger): Pro
  * discards the file. `sets` (the files of set contents, by digest) may be missing: a file written before it was kept.
  */
 function parse(text: string, organization: string): CacheContents | null {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof document !== 'object' || document === null) return null;
-  const { format, version, organization: owner, entries, sets } = document as Record<string, unknown>;
-  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
+  const document = ownDocument(text, { format: FORMAT, version: VERSION, organization });
+  const { entries, sets } = document ?? {};
+  if (!Array.isArray(entries)) return null;
   const result: CacheContents = { entries: [], sets: [] };
   for (const entry of entries as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 3) return null;

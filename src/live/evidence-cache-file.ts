@@ -11,7 +11,7 @@ import { isId } from '../api/ids.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateText, stateDirLayout } from '../state-dir.js';
-import { openOrganizationCaches, type OrganizationCaches } from './organization-caches.js';
+import { openOrganizationCaches, ownDocument, type OrganizationCaches } from './organization-caches.js';
 
 const FORMAT = 'policy-pool-sync evidence cache';
 const VERSION = 1;
@@ -63,15 +63,8 @@ async function readEntries(file: string, organization: string, maxBytes: number,
 
 /** The entries of a well-formed file of this version and organization, or null: one bad entry discards the file. */
 export function parse(text: string, organization: string): RunFindings[] | null {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof document !== 'object' || document === null) return null;
-  const { format, version, organization: owner, runs } = document as Record<string, unknown>;
-  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(runs)) return null;
+  const runs = ownDocument(text, { format: FORMAT, version: VERSION, organization })?.['runs'];
+  if (!Array.isArray(runs)) return null;
   return runs.every(isFindings) ? (runs as RunFindings[]) : null;
 }
 

@@ -64,3 +64,19 @@ export function openOrganizationCaches<C>(options: OrganizationCachesOptions<C>)
     },
   };
 }
+
+/**
+ * The fields of a cache file's JSON document when it is an object of this format, version and organization; null for
+ * anything else (not JSON, another format or version, another organization's), which the caller then ignores.
+ */
+export function ownDocument(text: string, expected: { format: string; version: number; organization: string }): Record<string, unknown> | null {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof document !== 'object' || document === null) return null;
+  const fields = document as Record<string, unknown>;
+  return fields['format'] === expected.format && fields['version'] === expected.version && fields['organization'] === expected.organization ? fields : null;
+}
