@@ -39,9 +39,10 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
     dir = await trees({ 'policies/p.native': 'main = rule { true }\n' });
   });
 
+  // The tunnel's deadline as long as the request's: a held tunnel is let go by the timeout, the pass or closing alone.
   const client = (proxy: ConnectProxy, timeoutMs: number) => {
     const logs = captureLogs();
-    return { logs, api: new ApiClient({ baseUrl: API_URL, token: 'test-token-Secret123', logger: logs.logger, timeoutMs, retryBudgetMs: 0, proxy: proxySettings({ HTTPS_PROXY: proxy.url }) }) };
+    return { logs, api: new ApiClient({ baseUrl: API_URL, token: 'test-token-Secret123', logger: logs.logger, timeoutMs, tunnelDeadlineMs: timeoutMs, retryBudgetMs: 0, proxy: proxySettings({ HTTPS_PROXY: proxy.url }) }) };
   };
 
   it('a CONNECT never answered fails the request within its timeout, naming the proxy without its credentials', { timeout: 30_000 }, async () => {
