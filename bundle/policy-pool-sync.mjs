@@ -61331,6 +61331,17 @@ function openOrganizationCaches(options) {
     }
   };
 }
+function ownDocument(text2, expected2) {
+  let document2;
+  try {
+    document2 = JSON.parse(text2);
+  } catch {
+    return null;
+  }
+  if (typeof document2 !== "object" || document2 === null) return null;
+  const fields = document2;
+  return fields["format"] === expected2.format && fields["version"] === expected2.version && fields["organization"] === expected2.organization ? fields : null;
+}
 var init_organization_caches = __esm({
   "src/live/organization-caches.ts"() {
     "use strict";
@@ -61441,15 +61452,9 @@ async function readEntries(file, organization, log) {
   return contents;
 }
 function parse(text2, organization) {
-  let document2;
-  try {
-    document2 = JSON.parse(text2);
-  } catch {
-    return null;
-  }
-  if (typeof document2 !== "object" || document2 === null) return null;
-  const { format, version, organization: owner, entries, sets } = document2;
-  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
+  const document2 = ownDocument(text2, { format: FORMAT, version: VERSION, organization });
+  const { entries, sets } = document2 ?? {};
+  if (!Array.isArray(entries)) return null;
   const result = { entries: [], sets: [] };
   for (const entry of entries) {
     if (!Array.isArray(entry) || entry.length !== 3) return null;
@@ -61577,15 +61582,8 @@ async function readEntries2(file, organization, maxBytes, log) {
   return entries ?? [];
 }
 function parse2(text2, organization) {
-  let document2;
-  try {
-    document2 = JSON.parse(text2);
-  } catch {
-    return null;
-  }
-  if (typeof document2 !== "object" || document2 === null) return null;
-  const { format, version, organization: owner, runs } = document2;
-  if (format !== FORMAT2 || version !== VERSION2 || owner !== organization || !Array.isArray(runs)) return null;
+  const runs = ownDocument(text2, { format: FORMAT2, version: VERSION2, organization })?.["runs"];
+  if (!Array.isArray(runs)) return null;
   return runs.every(isFindings) ? runs : null;
 }
 function isRecordOf(value2, keys) {
@@ -66246,7 +66244,7 @@ var init_policy_set_files = __esm({
 });
 
 // src/declared/sensitive-values.ts
-import { closeSync as closeSync3, constants as constants2, fstatSync as fstatSync3, openSync as openSync2, readSync as readSync2, realpathSync as realpathSync5 } from "node:fs";
+import { closeSync as closeSync3, constants as constants2, fstatSync as fstatSync3, openSync as openSync2, realpathSync as realpathSync5 } from "node:fs";
 import path15 from "node:path";
 function sensitiveFrom(ref2) {
   return ref2.env !== void 0 ? `env:${ref2.env}` : `file:${ref2.file ?? ""}`;
@@ -66299,8 +66297,7 @@ function readRegularFile(real) {
     if (!stat5.isFile()) return { problem: "is not a regular file; a sensitive value is read only from one" };
     if (stat5.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
     const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
-    let length = 0;
-    for (let got = -1; got !== 0 && length < buffer.length; length += got) got = readSync2(fd, buffer, length, buffer.length - length, null);
+    const length = fillFrom(fd, buffer);
     if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
     return { value: buffer.subarray(0, length).toString("utf8").replace(/\r?\n$/, "") };
   } catch (error) {
@@ -66314,6 +66311,7 @@ var init_sensitive_values = __esm({
   "src/declared/sensitive-values.ts"() {
     "use strict";
     init_parameter_allowance();
+    init_read_file();
     MAX_PARAMETER_FILE_BYTES = 65536;
   }
 });
