@@ -36,4 +36,14 @@ describe('the published JSON Schemas', () => {
       }
     });
   }
+
+  it('a YAML set\'s rollout for its members is a policy\'s rollout, and its enforcement-level the same words', async () => {
+    const read = async (file: string) => JSON.parse(await readFile(path.join(SCHEMAS, file), 'utf8')) as { properties: Record<string, SchemaNode & Record<string, unknown>> };
+    const policy = (await read('policy-settings.schema.json')).properties;
+    const set = (await read('policy-set.schema.json')).properties;
+    const { title: _t, description: _d, ...rollout } = policy['rollout']!;
+    const { title: _st, description: _sd, ...setRollout } = set['rollout']!;
+    assert.deepEqual(setRollout, rollout);
+    assert.deepEqual(set['enforcement-level']!['enum'], policy['enforcement-level']!['enum']);
+  });
 });

@@ -46,6 +46,8 @@ describe('policy settings', () => {
         policySets: ['polset-abc123', 'polset-XYZ'],
         // The lines of policy-sets and its entries, for a name that matches nothing to name its line.
         lines: { 'policy-sets': 5, 'policy-sets.0': 5, 'policy-sets.1': 5 },
+        // Its own settings declare its level: no YAML set's applies to it.
+        levelFrom: 'policies/aws/full.yaml',
       },
     );
   });

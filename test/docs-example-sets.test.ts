@@ -124,7 +124,8 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
         const { world } = fixture;
         const { settings, env, allow } = declared(example);
         const name = `${typeof settings.name === 'string' ? settings.name : 'example'}-${shape}`;
-        const { kind, ...folderSettings }: Settings = { ...settings, name };
+        // kind, and the members' enforcement-level and rollout, are for a set declared in YAML only.
+        const { kind, 'enforcement-level': _level, rollout: _rollout, ...folderSettings }: Settings = { ...settings, name };
         const sentinel = kind !== 'opa';
         const tree = shape === 'yaml'
           ? { [`policy-sets/${name}.yaml`]: stringify({ ...settings, name }) }

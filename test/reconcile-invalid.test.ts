@@ -20,6 +20,11 @@ const CASES: Array<{ title: string; files: Record<string, string>; names: RegExp
   { title: 'an unknown key', files: { 'policies/u.native': native, 'policies/u.yaml': 'description: x\nenforcement_level: advisory\n' }, names: /policies\/u\.yaml:2/ },
   { title: 'settings without code', files: { 'policies/orphan.yaml': 'description: x\n' }, names: /policies\/orphan\.yaml/ },
   { title: 'more pools than the organization allows', files: { 'agent-pools/one.yaml': '{}\n', 'agent-pools/two.yaml': '{}\n' }, names: /agent-pools\/(one|two)\.yaml/ },
+  {
+    title: 'a member of two YAML sets that give it different levels',
+    files: { 'policy-sets/a.yaml': 'enforcement-level: hard-mandatory\n', 'policy-sets/b.yaml': 'enforcement-level: soft-mandatory\n', 'policies/m.native': native, 'policies/m.yaml': 'policy-sets: [a, b]\n' },
+    names: /policies\/m\.yaml: policy "m" is in policy sets that give their members different enforcement: policy-sets\/a\.yaml \(hard-mandatory\) and policy-sets\/b\.yaml \(soft-mandatory\)/,
+  },
   { title: 'a YAML syntax error', files: { 'policies/s.native': native, 'policies/s.yaml': 'description: "open\nenforcement-level: advisory\n' }, names: /policies\/s\.yaml:\d/ },
 ];
 

@@ -93,6 +93,39 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
   });
 });
 
+describe('a YAML set\'s rollout for its members', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+
+  it('holds each member that declares no level of its own in its own marker, then promotes it; a member\'s own level wins', async () => {
+    const { world } = fixture;
+    const repo = await fixture.repo({
+      'policy-sets/all.yaml': `global: true\nenforcement-level: hard-mandatory\n${ROLLOUT}`,
+      'policies/s3-encryption.native': 'main = rule { true }\n',
+      'policies/s3-encryption.yaml': 'policy-sets: [all]\n',
+      'policies/tags.native': 'main = rule { true }\n',
+      'policies/tags.yaml': 'policy-sets: [all]\nenforcement-level: advisory\n',
+    });
+    const ci = async () => {
+      const run = await world.cli('--reconcile', repo, ['--state-dir', await fixture.repo({})]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      return run.stdout;
+    };
+    const policy = async (name: string) => (await world.policies()).find((p) => p.name === name)!;
+    assert.match(await ci(), /policy "s3-encryption": rollout starts: held at advisory until 2 clean runs/);
+    assert.equal((await policy('s3-encryption'))['enforcement-level'], 'advisory');
+    assert.equal(markerRollout((await policy('s3-encryption')).description as string)?.state, 'held');
+    assert.equal((await policy('tags'))['enforcement-level'], 'advisory');
+    assert.equal(markerRollout((await policy('tags')).description as string | null), null, 'a member with its own level has no rollout');
+
+    await addRun(world, APP, { outcomes: { 's3-encryption': 'passed' } });
+    await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
+    assert.match(await ci(), /policy "s3-encryption": promoted to hard-mandatory by its rollout: 2 of 2 clean runs/);
+    assert.equal((await policy('s3-encryption'))['enforcement-level'], 'hard-mandatory');
+    assert.equal(markerRollout((await policy('s3-encryption')).description as string)?.state, 'promoted');
+    assert.equal((await policy('tags'))['enforcement-level'], 'advisory');
+  });
+});
+
 test('the daemon holds a rollout, then promotes it on the pass after its runs are clean: /status, the log and the metrics', { timeout: 60_000 }, async (t) => {
   const emulator = await TestEmulator.start({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
   t.after(() => emulator.close());

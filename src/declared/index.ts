@@ -7,6 +7,7 @@ import type { DeclaredState, ReadOptions } from './types.js';
 import { NO_CACHE } from './declared-cache.js';
 import { loadPathFilter, POLICY_FILE, POOL_FILE, policyNearMiss, poolNearMiss } from './path-filter.js';
 import { readPolicies } from './policies.js';
+import { withMemberEnforcement } from './member-enforcement.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { DEFAULT_WALK_LIMITS, walkSource, type FoundFile, type WalkOptions } from './walk.js';
 import { count } from '../plural.js';
@@ -80,11 +81,12 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
     ...(options.parameters === undefined ? {} : { allowance: options.parameters }),
   });
   cache.finish();
+  const members = withMemberEnforcement(policies.policies, policySets.sets);
   const strict = options.strictImports === true;
   // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.
   const walkProblems = [...walked.problems.filter((p) => outsideSets(p.file) || p.file.startsWith('policy-sets/')), ...elsewhere.problems, ...(inSets?.problems ?? [])];
   const problems = [
-    ...walkProblems, ...sets.problems, ...own.problems, ...policies.problems, ...pools.problems, ...policySets.problems,
+    ...walkProblems, ...sets.problems, ...own.problems, ...policies.problems, ...pools.problems, ...policySets.problems, ...members.problems,
     ...(strict ? importProblems(policies.unresolvedImports) : []),
   ];
   if (problems.length > 0) throw invalid(root, problems);
@@ -93,7 +95,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const warnings = [...walked.warnings.filter((w) => outsideSets(w.slice(0, w.indexOf(':')))), ...policies.warnings, ...stray].sort();
   const keyed = options.keyedDigest === undefined ? policySets.sets : withSensitiveDigests(policySets.sets, options.keyedDigest);
   const declaredSets = keyed.length === 0 ? {} : { policySets: keyed };
-  return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
+  return { policies: members.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
 }
 
 /** The folders whose walk reads policies, pools and YAML sets; set folders anywhere else are found by `walkElsewhere`. */

@@ -8,6 +8,7 @@ import { SET_CONFIG_FILES } from './policy-set-config.js';
 import { readSetContent } from './policy-set-content.js';
 import { SET_SETTINGS_FILE } from './policy-set-files.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
+import { readMemberEnforcement } from './policy-settings.js';
 import type { SensitiveContext } from './sensitive-values.js';
 import { readParameters } from './policy-set-parameters.js';
 import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
@@ -78,6 +79,9 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, context: Sens
   const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
+  for (const key of ['enforcement-level', 'rollout'].filter((k) => settings.values[k] !== undefined)) {
+    problems.push(withFile(entry.settings!.rel, settings.lineOf([key]), `${key} is not allowed here: a versioned set's levels are its policies' enforcement_level in ${path.posix.basename(entry.config.rel)}`));
+  }
   const read = await readSetContent(entry, realRoot);
   problems.push(...read.problems);
   if (problems.length > 0 || read.content === null) return { set: null, problems };
@@ -91,8 +95,11 @@ function readYamlSet(file: FoundFile, realRoot: string, context: SensitiveContex
   const settings = readSettings(file, realRoot);
   if (settings.problems.length > 0) return { set: null, problems: settings.problems };
   const kind: PolicyKind = settings.values['kind'] === 'opa' ? 'opa' : 'native';
+  const members = readMemberEnforcement(settings.values, kind, file.rel, (key) => settings.lineOf([key]));
+  if (members.problems.length > 0) return { set: null, problems: members.problems };
   const where = { file: file.rel, settingsFile: file.rel, folder: null, defaultName: path.posix.basename(file.rel, '.yaml') };
-  return finishSet(where, kind, settings, null, context);
+  const read = finishSet(where, kind, settings, null, context);
+  return read.set === null || members.members === null ? read : { ...read, set: { ...read.set, members: members.members } };
 }
 
 /** Where a set is declared: the file its problems name, its settings file, the name it has unless it names one. */

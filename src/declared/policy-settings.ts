@@ -1,7 +1,7 @@
 import { LEVEL_RANK, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind, type RolloutSpec } from '../model.js';
 import { parseDuration } from './duration.js';
 import type { SourceProblem } from '../errors.js';
-import type { EntryLines } from './types.js';
+import type { EntryLines, MemberEnforcement } from './types.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
 
 /** The settings part of a declared policy. */
@@ -12,6 +12,12 @@ export interface PolicySettings {
   policySets: string[] | null;
   /** The declared rollout; absent when none. */
   rollout?: RolloutSpec;
+  /**
+   * The settings file whose `enforcement-level` and `rollout` the policy has: its own when they declare either (a
+   * YAML set's then never apply to it), a YAML set's for a member that declares neither (member-enforcement.ts).
+   * Absent: neither is declared anywhere, the level is the default.
+   */
+  levelFrom?: string;
   /** Lines of `policy-sets` and its entries. */
   lines?: EntryLines;
 }
@@ -33,11 +39,8 @@ export function readPolicySettings(
   const problems = [...parsed.problems];
   const raw = parsed.settings ?? {};
   const level = raw['enforcement-level'];
-  const levels = LEVELS_BY_KIND[kind];
-  if (typeof level === 'string' && !levels.includes(level as EnforcementLevel)) {
-    const message = `enforcement-level "${level}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} policy (${levels.join(', ')})`;
-    problems.push(withFile(file, parsed.doc?.lineOf(['enforcement-level']), message));
-  }
+  const invalid = typeof level === 'string' ? levelProblem(level, kind, 'policy') : null;
+  if (invalid !== null) problems.push(withFile(file, parsed.doc?.lineOf(['enforcement-level']), invalid));
   if (kind === 'native' && 'query' in raw) {
     const message = 'query is not allowed for a native policy; remove it, or write the policy in Rego (<name>.rego) to make it opa';
     problems.push(withFile(file, parsed.doc?.lineOfKey(['query']), message));
@@ -51,6 +54,7 @@ export function readPolicySettings(
     query: kind === 'opa' && typeof raw.query === 'string' ? raw.query : null,
     policySets: Array.isArray(raw['policy-sets']) ? (raw['policy-sets'] as string[]) : null,
     lines: listLines(parsed.doc, ['policy-sets']),
+    ...('enforcement-level' in raw || 'rollout' in raw ? { levelFrom: file } : {}),
   };
   if (raw.rollout !== undefined && parsed.problems.length === 0) {
     const rollout = readRollout(raw.rollout as RawRollout, kind, settings.enforcementLevel);
@@ -60,16 +64,26 @@ export function readPolicySettings(
   return { settings, problems };
 }
 
-interface RawRollout {
+/** Why `level` is not valid for a `noun` (a policy, a policy set) of `kind`; null when it is. */
+export function levelProblem(level: string, kind: PolicyKind, noun: string): string | null {
+  const levels = LEVELS_BY_KIND[kind];
+  if (levels.includes(level as EnforcementLevel)) return null;
+  return `enforcement-level "${level}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} ${noun} (${levels.join(', ')})`;
+}
+
+export interface RawRollout {
   start: EnforcementLevel;
   'clean-runs'?: number;
   'failing-workspaces'?: number;
   after?: string;
 }
 
-/** A schema-valid `rollout:` block, checked against the policy's kind and declared level; a string says what is wrong. */
-function readRollout(raw: RawRollout, kind: PolicyKind, level: EnforcementLevel): RolloutSpec | string {
-  if (!LEVELS_BY_KIND[kind].includes(raw.start)) return `rollout start "${raw.start}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} policy (${LEVELS_BY_KIND[kind].join(', ')})`;
+/**
+ * A schema-valid `rollout:` block, checked against the kind and declared level of the policy (or of the YAML set whose
+ * members take it: `noun`); a string says what is wrong.
+ */
+export function readRollout(raw: RawRollout, kind: PolicyKind, level: EnforcementLevel, noun = 'policy'): RolloutSpec | string {
+  if (!LEVELS_BY_KIND[kind].includes(raw.start)) return `rollout start "${raw.start}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} ${noun} (${LEVELS_BY_KIND[kind].join(', ')})`;
   if (LEVEL_RANK[raw.start] >= LEVEL_RANK[level]) {
     return `rollout start "${raw.start}" must be less strict than the enforcement-level "${level}" it rolls out to`;
   }
@@ -81,4 +95,22 @@ function readRollout(raw: RawRollout, kind: PolicyKind, level: EnforcementLevel)
     afterMs: after === null ? 0 : (parseDuration(after) ?? 0),
     after: after ?? '0s',
   };
+}
+
+/**
+ * What a YAML set's settings give its members that declare neither of their own: `enforcement-level` (valid for the
+ * set's kind; advisory when absent) and `rollout:`, checked as a policy's; null when the set declares neither.
+ */
+export function readMemberEnforcement(
+  values: Record<string, unknown>, kind: PolicyKind, file: string, lineOf: (key: string) => number | undefined,
+): { members: MemberEnforcement | null; problems: SourceProblem[] } {
+  const level = values['enforcement-level'];
+  if (level === undefined && values['rollout'] === undefined) return { members: null, problems: [] };
+  const invalid = typeof level === 'string' ? levelProblem(level, kind, 'policy set') : null;
+  if (invalid !== null) return { members: null, problems: [withFile(file, lineOf('enforcement-level'), invalid)] };
+  const enforcementLevel = typeof level === 'string' ? (level as EnforcementLevel) : DEFAULT_LEVEL;
+  if (values['rollout'] === undefined) return { members: { enforcementLevel, rollout: null }, problems: [] };
+  const rollout = readRollout(values['rollout'] as RawRollout, kind, enforcementLevel, 'policy set');
+  if (typeof rollout === 'string') return { members: null, problems: [withFile(file, lineOf('rollout'), rollout)] };
+  return { members: { enforcementLevel, rollout }, problems: [] };
 }

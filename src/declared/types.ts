@@ -45,6 +45,8 @@ export interface DeclaredPolicy {
   policySets: string[] | null;
   /** The declared rollout (`rollout:`); absent or null: none, the level applies at once. */
   rollout?: RolloutSpec | null;
+  /** The settings file that gives `enforcementLevel` and `rollout`: its own, or a YAML set's (policy-settings.ts). */
+  levelFrom?: string;
   /**
    * Set by the rollout stage (plan/rollout.ts) before pairing: the record the policy's marker must hold; its
    * `enforcementLevel` is then the level the rollout applies now. Absent or null: no rollout.
@@ -140,6 +142,17 @@ export interface DeclaredPolicySet {
   content: SetContent | null;
   /** Lines of the scope lists and their entries in the settings file. */
   lines?: EntryLines;
+  /**
+   * A YAML set's `enforcement-level` and `rollout:`, which its members that declare neither take
+   * (member-enforcement.ts); absent or null: it declares neither. Never part of the set's own spec.
+   */
+  members?: MemberEnforcement | null;
+}
+
+/** The level (and rollout) a YAML set gives its members. */
+export interface MemberEnforcement {
+  enforcementLevel: EnforcementLevel;
+  rollout: RolloutSpec | null;
 }
 
 export interface DeclaredState {

@@ -72,13 +72,13 @@ export function liveAgentRef(agent: LiveAgent): LiveAgentRef {
 }
 
 /** A declared policy set as a change applies it; the name is the change's. Its content says where the folder is and its digest. */
-export type PolicySetSpec = Omit<DeclaredPolicySet, 'name' | 'lines'>;
+export type PolicySetSpec = Omit<DeclaredPolicySet, 'name' | 'lines' | 'members'>;
 
 /** A live policy set as a change was planned against it. */
 export type LivePolicySetRef = LivePolicySet;
 
 export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
-  const { name: _name, lines: _lines, content, scope, parameters, ...rest } = set;
+  const { name: _name, lines: _lines, members: _members, content, scope, parameters, ...rest } = set;
   const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
   return {
     ...rest,
