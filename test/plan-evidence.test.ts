@@ -63,7 +63,7 @@ describe('which changes tighten enforcement', () => {
     const declared: DeclaredState = { policies: [], pools: [], policySets: [yamlSet({ name: 'fsbp', content, scope: { workspaces: null, projects: ['prj-prod'], workspaceExclusions: null, projectExclusions: null } })] };
     const live: LiveState = { policies: [], pools: [], policySets: [liveSet({ id: 'polset-fsbp', name: 'fsbp', versioned: true, projectIds: ['prj-prod'], description: `<!-- managed-by: policy-pool-sync source=main content=sha256:${'a'.repeat(64)} version=polsetver-1 -->` })] };
     const plan = planChanges(declared, live, defaultOptions());
-    assert.deepEqual(tightenings(plan.changes, declared, live).map((t) => t.policies), [[{ name: 'ecr-scan', level: 'hard-mandatory' }]]);
+    assert.deepEqual(tightenings(plan.changes, declared, live).map((t) => t.policies), [[{ name: 'ecr-scan', level: 'hard-mandatory', levelBefore: 'unknown' }]]);
   });
 
   it('scope: a project\'s workspaces, less the excluded, or every workspace of a global set', () => {

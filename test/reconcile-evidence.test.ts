@@ -82,3 +82,39 @@ describe('evidence in a plan that tightens enforcement', () => {
     assert.ok(runReads.length <= 1, String(runReads.length));
   });
 });
+
+describe('a versioned set\'s new content: the levels its runs already show', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+  const block = (name: string, level: string) => `policy "${name}" {\n  source = "./${name}.sentinel"\n  enforcement_level = "${level}"\n}\n`;
+  const lib = (config: string) => ({
+    'policy-sets/lib/sentinel.hcl': config,
+    ...Object.fromEntries(['public', 'logging', 'tags'].map((name) => [`policy-sets/lib/${name}.sentinel`, 'main = rule { true }\n'])),
+    'policy-sets/lib/policy-set.yaml': 'global: true\n',
+  });
+
+  it('a policy the latest runs show at its level is not a raise and blocks no one; one they show softer is; one no run evaluated is taken as raised', async () => {
+    const { world } = fixture;
+    const created = await world.cli('--reconcile', await fixture.repo(lib(block('public', 'hard-mandatory') + block('logging', 'advisory'))));
+    assert.equal(created.code, 0, created.stdout + created.stderr);
+    for (const [workspace, outcomes] of [['ws-AppProd000001', { public: 'failed' }], ['ws-DataProd00001', { logging: 'failed' }]] as const) {
+      const run = await world.control('POST', '/runs', { workspace, outcomes });
+      assert.equal(run.status, 200, run.text);
+    }
+    const dir = await fixture.repo(lib(block('public', 'hard-mandatory') + block('logging', 'soft-mandatory') + block('tags', 'hard-mandatory')));
+    const text = await world.cli('--dry-run', dir);
+    assert.equal(text.code, 0, text.stdout + text.stderr);
+    assert.match(text.stdout, /# evidence \(30 days\): fails in 2 of 4 workspaces in scope \(app-prod, data-prod\); 0 pass; 2 never evaluated them\n {8}# already enforced at hard-mandatory in the latest runs: public\n {8}# old level unknown \(no run in scope evaluated it\), taken as raised: tags\n {8}# ! would block runs in data-prod\n {4}\}/);
+
+    const json = await world.cli('--dry-run', dir, ['--output', 'json']);
+    const document = JSON.parse(json.stdout) as { sources: Array<{ changes: Array<{ name: string; evidence?: unknown }> }> };
+    const schema = JSON.parse(await readFile(join(REPO_ROOT, 'schemas/plan.schema.json'), 'utf8')) as object;
+    const validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+    assert.ok(validate(document), JSON.stringify(validate.errors));
+    assert.deepEqual(document.sources[0]!.changes.find((c) => c.name === 'lib')!.evidence, {
+      policies: ['logging', 'public', 'tags'], in_scope: 4, evaluated: 2, failing: ['app-prod', 'data-prod'], passing: 0, not_evaluated: 2,
+      window: '30 days', partial: false, blocking: ['data-prod'], already_enforced: [{ policy: 'public', level: 'hard-mandatory' }], level_unknown: ['tags'],
+    });
+    const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
+    assert.match(markdown.stdout, /- already enforced at hard-mandatory in the latest runs: public\n.*- old level unknown/);
+  });
+});

@@ -19,6 +19,8 @@ export interface Ingested {
   status: 'ready' | 'errored';
   errorMessage: string | null;
   policyCount: number;
+  /** Each policy the config file declares with its `enforcement_level` (advisory when absent), in its order. */
+  policies: Array<{ name: string; level: string }>;
 }
 
 type Hcl = Record<string, unknown>;
@@ -32,16 +34,17 @@ export function configNames(kind: RecordKind, nativeKind: NativeKindName): strin
 
 export async function ingest(archive: Buffer, kind: RecordKind, nativeKind: NativeKindName): Promise<Ingested> {
   try {
-    return { status: 'ready', errorMessage: null, policyCount: await check(readTarGz(archive), kind, nativeKind) };
+    const policies = await check(readTarGz(archive), kind, nativeKind);
+    return { status: 'ready', errorMessage: null, policyCount: policies.length, policies };
   } catch (error) {
-    return { status: 'errored', errorMessage: errorMessage(error), policyCount: 0 };
+    return { status: 'errored', errorMessage: errorMessage(error), policyCount: 0, policies: [] };
   }
 }
 
-/** How many policies the config file declares; throws an Error naming the first problem. */
-async function check(entries: TarEntry[], kind: RecordKind, nativeKind: NativeKindName): Promise<number> {
+/** The policies the config file declares, with their levels; throws an Error naming the first problem. */
+async function check(entries: TarEntry[], kind: RecordKind, nativeKind: NativeKindName): Promise<Array<{ name: string; level: string }>> {
   const names = configNames(kind, nativeKind);
-  if (names.length === 0) return 0;
+  if (names.length === 0) return [];
   const files = new Map(entries.filter((entry) => entry.type === 'file').map((entry) => [entry.path, entry.data]));
   const name = names.find((candidate) => files.has(candidate));
   if (name === undefined) throw new Error(`no ${names.join(' or ')} at the root of the policy set version's archive`);
@@ -59,7 +62,7 @@ async function check(entries: TarEntry[], kind: RecordKind, nativeKind: NativeKi
     for (const [module, body] of blocks((config.import as Hcl | undefined)?.module)) checkSource(name, `import "module" "${module}"`, body, files);
     for (const [module, body] of blocks(config.module)) checkSource(name, `module "${module}"`, body, files);
   }
-  return policies.length;
+  return policies.map(([policy, body]) => ({ name: policy, level: typeof body['enforcement_level'] === 'string' ? body['enforcement_level'] : 'advisory' }));
 }
 
 async function readConfig(file: string, text: string): Promise<Hcl> {

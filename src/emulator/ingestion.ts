@@ -25,6 +25,7 @@ function settle(store: Store, version: VersionRecord): void {
   version.status = outcome.status;
   version.errorMessage = outcome.errorMessage;
   version.policyCount = outcome.policyCount;
+  version.policies = outcome.policies;
   version.statusTimestamps[`${outcome.status}-at`] = at;
   version.updatedAt = at;
   const set = findPolicySet(store, version.setId);

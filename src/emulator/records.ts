@@ -73,7 +73,7 @@ export interface VersionRecord {
   /** What a read answers now; `ingressing` once uploaded, until its ingestion ends (`settlesAt`). */
   status: VersionStatus;
   /** Where ingestion ends, once the archive is read: the version's status from `settlesAt` on. */
-  outcome: { status: 'ready' | 'errored'; errorMessage: string | null; policyCount: number } | null;
+  outcome: { status: 'ready' | 'errored'; errorMessage: string | null; policyCount: number; policies: Array<{ name: string; level: string }> } | null;
   /** When, on the emulator's clock, its ingestion ends (`Behaviour.ingestionMs` after the upload); null before the upload. */
   settlesAt: number | null;
   errorMessage: string | null;
@@ -86,6 +86,8 @@ export interface VersionRecord {
   uploadExpires: number;
   /** Policies the archive's config file declares, once ready. */
   policyCount: number;
+  /** Those policies with their levels, once ready: what a run evaluates of the set while this version is current. */
+  policies: Array<{ name: string; level: string }>;
 }
 
 export interface ParameterRecord {

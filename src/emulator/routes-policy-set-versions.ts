@@ -58,6 +58,7 @@ function createVersion(ctx: Context): Reply {
     uploadKey: randomSuffix(32),
     uploadExpires: ctx.now() + UPLOAD_TTL_MS,
     policyCount: 0,
+    policies: [],
   };
   ctx.store.versions.set(version.id, version);
   set.versionIds.push(version.id);

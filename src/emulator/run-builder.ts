@@ -6,6 +6,7 @@ import { LEVELS_BY_KIND } from '../model.js';
 import { badRequest } from './http.js';
 import type { RecordKind } from './records.js';
 import { addRun, type EvaluationSpec, type OutcomeStatus, type PolicyOutcomeRecord, type RunSpec, type SetOutcomeRecord } from './run-records.js';
+import { isVersioned } from './policy-set-documents.js';
 import { policiesOf, type OrgRecord, type PolicySetRecord, type Store } from './store.js';
 import type { Seed, SeedRun } from './types.js';
 
@@ -55,7 +56,8 @@ export interface RunTable {
 
 /**
  * The run's evaluations: one per kind of the sets that apply to the workspace (global unless excluded, or scoped to
- * it or its project, and not excluded), each set with every policy it holds at the level it has now. A policy named in
+ * it or its project, and not excluded), each set with every policy it holds at the level it has now (a versioned set:
+ * the policies of its current version, at their levels in its config file). A policy named in
  * the table that no applying set holds is a 400.
  */
 export function tableRunSpec(store: Store, org: OrgRecord, table: RunTable): RunSpec {
@@ -65,7 +67,8 @@ export function tableRunSpec(store: Store, org: OrgRecord, table: RunTable): Run
   const named = new Set(Object.keys(table.outcomes));
   const byKind = new Map<RecordKind, SetSpec[]>();
   for (const set of sets) {
-    const outcomes: PolicyOutcomeRecord[] = policies.filter((policy) => policy.policySetIds.includes(set.id)).map((policy) => {
+    const held = isVersioned(set) ? versionPolicies(store, set) : policies.filter((policy) => policy.policySetIds.includes(set.id));
+    const outcomes: PolicyOutcomeRecord[] = held.map((policy) => {
       named.delete(policy.name);
       return {
         policyName: policy.name, enforcementLevel: policy.level, status: table.outcomes[policy.name] ?? 'passed',
@@ -83,6 +86,12 @@ export function tableRunSpec(store: Store, org: OrgRecord, table: RunTable): Run
     kind, sets: setSpecs, ...(table.evaluation === undefined ? {} : { status: table.evaluation }),
   }));
   return { org: org.name, workspaceId: table.workspaceId, createdAt: table.createdAt, status: table.status, evaluations };
+}
+
+/** A versioned set's policies as its current version declares them, at their levels there; none before one is ready. */
+function versionPolicies(store: Store, set: PolicySetRecord): Array<{ name: string; level: string; description: null; query: null }> {
+  const current = set.currentVersionId === null ? undefined : store.versions.get(set.currentVersionId);
+  return (current?.policies ?? []).map((policy) => ({ ...policy, description: null, query: null }));
 }
 
 /** Whether the set applies to the workspace: global, or scoped to it or to its project; an exclusion wins. */

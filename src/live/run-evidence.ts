@@ -56,7 +56,7 @@ export function planEvidence(readout: ApiReadout): EvidenceReadout {
   for (const { policy, workspaces } of readout.policies) {
     const byWorkspace: Record<string, EvidenceRun[]> = {};
     for (const w of workspaces) {
-      const finished = w.runs.filter((run) => run.finished).map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome }));
+      const finished = w.runs.filter((run) => run.finished).map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome, level: run.enforcementLevel }));
       if (finished.length > 0) byWorkspace[w.workspaceId] = finished;
     }
     runs[policy] = byWorkspace;

@@ -27,6 +27,19 @@ export function evidenceLine(e: ChangeEvidence): string {
   return `${head}${fails}; ${e.passing} pass${never}${partial}`;
 }
 
+/**
+ * What the runs say of the levels before of a versioned set's new content, e.g. `already enforced at hard-mandatory in
+ * the latest runs: s3-public-access` and `old level unknown (no run in scope evaluated it), taken as raised: s3-logging`.
+ */
+export function levelLines(e: ChangeEvidence): string[] {
+  const byLevel = new Map<string, string[]>();
+  for (const { policy, level } of e.already_enforced ?? []) byLevel.set(level, [...(byLevel.get(level) ?? []), policy]);
+  const lines = [...byLevel].map(([level, policies]) => `already enforced at ${level} in the latest runs: ${someNames(policies)}`);
+  const unknown = e.level_unknown ?? [];
+  if (unknown.length > 0) lines.push(`old level unknown (no run in scope evaluated it), taken as raised: ${someNames(unknown)}`);
+  return lines;
+}
+
 /** e.g. `would block runs in app-prod, data-prod`; null when the change blocks none. */
 export function blockingLine(e: ChangeEvidence): string | null {
   return e.blocking.length === 0 ? null : `would block runs in ${someNames(e.blocking)}`;

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
+import { blockingLine, evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
 import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
@@ -131,7 +131,10 @@ function briefLine(change: Change): string {
 function evidenceItems(change: Change): string[] {
   if (change.evidence === undefined) return [];
   const blocking = blockingLine(change.evidence);
-  return [`  - ${escapeText(evidenceLine(change.evidence))}`, ...(blocking === null ? [] : [`  - ⛔ **${escapeText(blocking)}**`])];
+  return [
+    `  - ${escapeText(evidenceLine(change.evidence))}`, ...levelLines(change.evidence).map((line) => `  - ${escapeText(line)}`),
+    ...(blocking === null ? [] : [`  - ⛔ **${escapeText(blocking)}**`]),
+  ];
 }
 
 /** The same line opening a `<details>` with each field's before and after, and the code diff. */

@@ -1,6 +1,6 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
-import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
+import { blockingLine, evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -125,6 +125,7 @@ function renderChange(change: Change, p: Palette): string[] {
   }
   if (change.evidence !== undefined) {
     lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
+    for (const line of levelLines(change.evidence)) lines.push(`        # ${printable(line)}`);
     const blocking = blockingLine(change.evidence);
     if (blocking !== null) lines.push(p.red(`        # ! ${printable(blocking)}`));
   }

@@ -14,6 +14,8 @@ export interface EvidenceRun {
   /** When the run's evaluation finished, in ms since the epoch. */
   at: number;
   outcome: RunOutcome;
+  /** The level the evaluation reported for the policy (`hard-mandatory`, …, as sent); absent or null: not known. */
+  level?: string | null;
 }
 
 export interface EvidenceWorkspace {
@@ -52,6 +54,21 @@ export interface ChangeEvidence {
   partial: boolean;
   /** The failing workspaces whose runs the change would block (it makes a policy mandatory); empty when none. */
   blocking: string[];
+  /**
+   * A versioned set's new content, whose levels before are not known: its policies at a level that blocks that the
+   * latest evaluated runs in scope already show at that level (or a stricter one), so the change does not raise them
+   * and blocks no more runs for them than today. Absent: no such policy.
+   */
+  already_enforced?: Array<{ policy: string; level: string }>;
+  /** Its policies at a level that blocks that no run in scope shows at any level: taken as raised. Absent: none. */
+  level_unknown?: string[];
+}
+
+/** A policy a change tightens, with the level it will have; `levelBefore: 'unknown'`: a versioned set's content, whose level before is not known. */
+export interface TightenedPolicy {
+  name: string;
+  level: EnforcementLevel;
+  levelBefore?: 'unknown';
 }
 
 /** Whether a level stops a run that fails the policy (soft-mandatory may be overridden, but still stops it). */
@@ -78,14 +95,15 @@ export function runsOf(evidence: Evidence, policy: string, workspaceId: string):
  * The evidence of a change tightening `policies` (each with the level it will have) in the workspaces `inScope`
  * (ids): a workspace fails when its latest evaluated run fails any of them, passes when it passes all it evaluated.
  */
-export function changeEvidence(evidence: Evidence, policies: ReadonlyArray<{ name: string; level: EnforcementLevel }>, inScope: readonly string[]): ChangeEvidence {
+export function changeEvidence(evidence: Evidence, policies: readonly TightenedPolicy[], inScope: readonly string[]): ChangeEvidence {
   const names = new Map(evidence.workspaces.map((w) => [w.id, w.name]));
+  const before = levelsBefore(evidence, policies, inScope);
   const failing: string[] = [];
   const blocking: string[] = [];
   let passing = 0;
   let evaluated = 0;
   for (const id of inScope) {
-    const latest = policies.map((p) => ({ level: p.level, run: latestEvaluated(runsOf(evidence, p.name, id)) })).filter((l) => l.run !== null);
+    const latest = policies.map((p) => ({ name: p.name, level: p.level, run: latestEvaluated(runsOf(evidence, p.name, id)) })).filter((l) => l.run !== null);
     if (latest.length === 0) continue;
     evaluated += 1;
     const failed = latest.filter((l) => l.run!.outcome === 'failed');
@@ -95,13 +113,36 @@ export function changeEvidence(evidence: Evidence, policies: ReadonlyArray<{ nam
     }
     const name = names.get(id) ?? id;
     failing.push(name);
-    if (failed.some((l) => blocks(l.level))) blocking.push(name);
+    if (failed.some((l) => blocks(l.level) && !before.already.some((a) => a.policy === l.name))) blocking.push(name);
   }
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
     policies: policies.map((p) => p.name), in_scope: inScope.length, evaluated, failing: failing.sort(byName), passing,
     not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byName),
+    ...(before.already.length === 0 ? {} : { already_enforced: before.already }),
+    ...(before.unknown.length === 0 ? {} : { level_unknown: before.unknown }),
   };
+}
+
+/**
+ * Of the policies whose level before is not known (a versioned set's new content), at a level that blocks: those the
+ * latest evaluated run of every workspace in scope that evaluated them shows at that level or a stricter one
+ * (`already`: not raised), and those no run in scope shows at any level (`unknown`: taken as raised). One that some
+ * latest run shows at a softer level is raised, and is in neither.
+ */
+function levelsBefore(evidence: Evidence, policies: readonly TightenedPolicy[], inScope: readonly string[]): { already: Array<{ policy: string; level: string }>; unknown: string[] } {
+  const already: Array<{ policy: string; level: string }> = [];
+  const unknown: string[] = [];
+  for (const p of policies) {
+    if (p.levelBefore !== 'unknown' || !blocks(p.level)) continue;
+    const shown = inScope.flatMap((id) => {
+      const level = latestEvaluated(runsOf(evidence, p.name, id))?.level;
+      return typeof level === 'string' ? [level] : [];
+    });
+    if (shown.length === 0) unknown.push(p.name);
+    else if (shown.every((level) => level in LEVEL_RANK && LEVEL_RANK[level as EnforcementLevel] >= LEVEL_RANK[p.level])) already.push({ policy: p.name, level: p.level });
+  }
+  return { already, unknown };
 }
 
 /** Where one rollout stands after this plan: what the plan shows, `/status` lists and the metrics count. */

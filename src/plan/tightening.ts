@@ -5,7 +5,7 @@
  */
 import type { DeclaredState } from '../declared/types.js';
 import { LEVEL_RANK, type EnforcementLevel, type LivePolicySet, type LiveState } from '../model.js';
-import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace } from './evidence.js';
+import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace, type TightenedPolicy } from './evidence.js';
 import type { Change, FieldChange, PolicyChange, PolicySetChange } from './types.js';
 
 /** A set's scope as it will be after the plan: ids. */
@@ -20,8 +20,8 @@ export interface ScopeIds {
 export interface Tightening {
   resource: 'policy' | 'policy-set';
   name: string;
-  /** The policies it tightens, each with the level it will have. */
-  policies: Array<{ name: string; level: EnforcementLevel }>;
+  /** The policies it tightens, each with the level it will have (and, for a versioned set's new content, not the level before). */
+  policies: TightenedPolicy[];
   /** The scopes of the sets the policies will be in. */
   scopes: ScopeIds[];
 }
@@ -88,11 +88,11 @@ function setTightening(change: PolicySetChange, declared: DeclaredState, live: L
 
 /**
  * A versioned set's policies a change tightens: all of them when its scope widens; on a new content, those at a level
- * that blocks (the levels of the content before are not known: each is taken as raised).
+ * that blocks, whose levels before are not known (the evidence says which its runs already show at that level).
  */
-function versionedPolicies(levels: ReadonlyArray<{ name: string; level: string }>, widens: boolean): Array<{ name: string; level: EnforcementLevel }> {
+function versionedPolicies(levels: ReadonlyArray<{ name: string; level: string }>, widens: boolean): TightenedPolicy[] {
   const known = levels.filter((p): p is { name: string; level: EnforcementLevel } => p.level in LEVEL_RANK);
-  return known.filter((p) => widens || blocks(p.level)).map((p) => ({ name: p.name, level: p.level }));
+  return known.filter((p) => widens || blocks(p.level)).map((p) => ({ name: p.name, level: p.level, ...(widens ? {} : { levelBefore: 'unknown' as const }) }));
 }
 
 function removedIds(field: FieldChange | undefined): boolean {
