@@ -126,6 +126,39 @@ describe('a YAML set\'s rollout for its members', () => {
   });
 });
 
+describe('a rollout\'s after: no promotion before its time, whatever the runs say', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+
+  it('holds while after has not passed since the rollout began, and promotes on the first pass once it has', async () => {
+    const { world } = fixture;
+    const repo = await fixture.repo(s3Repo('hard-mandatory', 'rollout: { start: advisory, clean-runs: 1, after: 7d }\n'));
+    const ci = async () => {
+      const run = await world.cli('--reconcile', repo, ['--state-dir', await fixture.repo({})]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      return run.stdout;
+    };
+    const s3 = async () => (await world.policies()).find((p) => p.name === 's3-encryption')!;
+    assert.match(await ci(), /rollout starts: held at advisory until 1 clean run, at most 0 failing workspaces, not before \S+Z; then hard-mandatory/);
+    const started = markerRollout((await s3()).description as string)!;
+    await addRun(world, APP, { outcomes: { 's3-encryption': 'passed' } });
+    await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
+    const notBefore = new Date(started.startedAt + 7 * 86_400_000).toISOString().slice(0, 16);
+    assert.match(await ci(), new RegExp(`held at advisory by its rollout: 2 of 1 clean run; not before ${notBefore}Z\n`));
+    assert.equal((await s3())['enforcement-level'], 'advisory');
+
+    // Seven days on: the rollout began a week and an hour ago, as its marker, where every runner reads it, now says.
+    const description = (await s3()).description as string;
+    const earlier = started.startedAt - 7 * 86_400_000 - 3_600_000;
+    const edited = await world.call('PATCH', `/policies/${(await s3()).id as string}`, {
+      body: { data: { type: 'policies', attributes: { description: description.replace(`.${started.startedAt}.held`, `.${earlier}.held`) } } },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    assert.match(await ci(), /policy "s3-encryption": promoted to hard-mandatory by its rollout: 2 of 1 clean run/);
+    assert.equal((await s3())['enforcement-level'], 'hard-mandatory');
+    assert.deepEqual(markerRollout((await s3()).description as string), { ...started, startedAt: earlier, state: 'promoted' });
+  });
+});
+
 test('the daemon holds a rollout, then promotes it on the pass after its runs are clean: /status, the log and the metrics', { timeout: 60_000 }, async (t) => {
   const emulator = await TestEmulator.start({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
   t.after(() => emulator.close());
