@@ -159,6 +159,27 @@ describe('a rollout\'s after: no promotion before its time, whatever the runs sa
   });
 });
 
+describe('a run waiting for an override', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+
+  it('counts as failing where the policy failed, never as clean: the rollout holds though its clean runs are enough', async () => {
+    const { world } = fixture;
+    const repo = await fixture.repo(s3Repo('hard-mandatory', ROLLOUT));
+    const ci = async () => {
+      const run = await world.cli('--reconcile', repo, ['--state-dir', await fixture.repo({})]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      return run.stdout;
+    };
+    await ci();
+    await addRun(world, APP, { outcomes: { 's3-encryption': 'passed' } });
+    await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
+    // Newer than app-prod's clean run: its evaluation ended failed, and the run waits for someone to override it.
+    await addRun(world, APP, { outcomes: { 's3-encryption': 'failed' }, status: 'policy_override', 'created-at': new Date(Date.now() + 60_000).toISOString() });
+    assert.match(await ci(), /held at advisory by its rollout: 2 of 2 clean runs; fails in app-prod\n/);
+    assert.equal((await world.policies()).find((p) => p.name === 's3-encryption')?.['enforcement-level'], 'advisory');
+  });
+});
+
 test('the daemon holds a rollout, then promotes it on the pass after its runs are clean: /status, the log and the metrics', { timeout: 60_000 }, async (t) => {
   const emulator = await TestEmulator.start({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
   t.after(() => emulator.close());

@@ -1,7 +1,9 @@
 /**
  * The reader of runs the evidence stage uses: `readEvidence` of the API's run side (api/evidence.ts), through the
  * pass's client (its queue, pacer and signal), its readout made into the planner's plain evidence (plan/evidence.ts).
- * A run still under way is left out: its outcome may change.
+ * A run still under way is left out (its outcome may change), except where the policy failed in it: a run waiting for
+ * an override (`policy_override`, `post_plan_awaiting_decision`) is evidence that the policy fails there, so it counts
+ * as failing, never as clean; the finished-run cache still never keeps it (api/evidence-cache.ts).
  */
 import { readEvidence } from '../api/evidence.js';
 import type { RunCache } from '../api/evidence-cache.js';
@@ -56,8 +58,8 @@ export function planEvidence(readout: ApiReadout): EvidenceReadout {
   for (const { policy, workspaces } of readout.policies) {
     const byWorkspace: Record<string, EvidenceRun[]> = {};
     for (const w of workspaces) {
-      const finished = w.runs.filter((run) => run.finished).map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome, level: run.enforcementLevel }));
-      if (finished.length > 0) byWorkspace[w.workspaceId] = finished;
+      const counted = w.runs.filter((run) => run.finished || run.outcome === 'failed').map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome, level: run.enforcementLevel }));
+      if (counted.length > 0) byWorkspace[w.workspaceId] = counted;
     }
     runs[policy] = byWorkspace;
   }
