@@ -85499,8 +85499,10 @@ var init_validate2 = __esm({
 });
 
 // src/source/work-tree-revision.ts
+import { access } from "node:fs/promises";
 import path26 from "node:path";
 async function workTreeRevision(dir, own = []) {
+  if (!await mayBeInWorkTree(dir)) return null;
   try {
     const git = simpleGit({ baseDir: dir, timeout: { block: 1e4 } });
     const head = (await git.raw(["rev-parse", "--verify", "--quiet", "HEAD"])).trim();
@@ -85509,6 +85511,16 @@ async function workTreeRevision(dir, own = []) {
     return changes.trim() === "" ? head : `${head}-dirty`;
   } catch {
     return null;
+  }
+}
+async function mayBeInWorkTree(dir) {
+  for (let folder = path26.resolve(dir); ; folder = path26.dirname(folder)) {
+    try {
+      await access(path26.join(folder, ".git"));
+      return true;
+    } catch {
+      if (path26.dirname(folder) === folder) return false;
+    }
   }
 }
 function excluded(dir, own) {

@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
 
@@ -6,8 +7,10 @@ import { simpleGit } from 'simple-git';
  * (changed, added or untracked); null outside a work tree, or without git. For `--source-dir`, so that a plan says
  * what it was made from. git runs through simple-git, as for git sources, bounded to 10 s.
  * `own` are the tool's own folders (the state dir): what they hold never makes the tree dirty, wherever they are.
+ * A folder with no `.git` in it or above it is outside any work tree: git is not started for it.
  */
 export async function workTreeRevision(dir: string, own: readonly string[] = []): Promise<string | null> {
+  if (!(await mayBeInWorkTree(dir))) return null;
   try {
     // simple-git refuses a folder that does not exist: that is null too.
     const git = simpleGit({ baseDir: dir, timeout: { block: 10_000 } });
@@ -17,6 +20,22 @@ export async function workTreeRevision(dir: string, own: readonly string[] = [])
     return changes.trim() === '' ? head : `${head}-dirty`;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether git could find a work tree from `dir`: `.git` (a folder, or a file for a linked work tree or a submodule) in
+ * `dir` or a folder above it. Starting git costs a process; most one-shot runs in CI are in a clone, but a folder
+ * outside one (an unpacked artifact) is answered without it.
+ */
+async function mayBeInWorkTree(dir: string): Promise<boolean> {
+  for (let folder = path.resolve(dir); ; folder = path.dirname(folder)) {
+    try {
+      await access(path.join(folder, '.git'));
+      return true;
+    } catch {
+      if (path.dirname(folder) === folder) return false;
+    }
   }
 }
 

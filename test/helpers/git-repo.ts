@@ -14,18 +14,14 @@ export interface TempGitRepo {
 /** A real git repository in a temp folder (branch `main`, no commit yet), removed when the test ends. */
 export async function gitRepo(t: TestContext): Promise<TempGitRepo> {
   const dir = await tempTree(t, {}, 'pps-git-');
-  const git = (...args: string[]) => run('git', args, { cwd: dir }).then((r) => r.stdout.trim());
-  await git('init', '--quiet', '--initial-branch', 'main');
-  await git('config', 'user.email', 'test@example.com');
-  await git('config', 'user.name', 'test');
-  await git('config', 'commit.gpgsign', 'false');
+  // One shell per step, running the git commands of that step: each process this one starts costs a fork of its heap.
+  const sh = (script: string, ...args: string[]) => run('sh', ['-c', script, 'sh', ...args], { cwd: dir }).then((r) => r.stdout.trim());
+  await sh('git init --quiet --initial-branch main && git config user.email test@example.com && git config user.name test && git config commit.gpgsign false');
   return {
     dir,
     async commit(files, message = 'change') {
       await writeTree(dir, files);
-      await git('add', '--all');
-      await git('commit', '--quiet', '--allow-empty', '-m', message);
-      return git('rev-parse', 'HEAD');
+      return sh('git add --all && git commit --quiet --allow-empty -m "$1" && git rev-parse HEAD', message);
     },
   };
 }
