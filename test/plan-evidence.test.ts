@@ -88,6 +88,19 @@ describe('what the evidence of a change says', () => {
     assert.equal(blockingLine(e), 'would block runs in app-prod, data-prod');
   });
 
+  it('a versioned set\'s policy is already enforced only when every latest run in scope shows its level or a stricter one', () => {
+    const shown = (levels: Array<[string, string]>): Evidence => ({
+      ...evidence, runs: { lib: Object.fromEntries(levels.map(([id, level], i) => [id, [{ at: NOW - i, outcome: 'failed' as const, level }]])) },
+    });
+    const lib = [{ name: 'lib', level: 'soft-mandatory' as const, levelBefore: 'unknown' as const }];
+    const stricter = changeEvidence(shown([['ws-app-prod', 'hard-mandatory'], ['ws-data-prod', 'soft-mandatory']]), lib, all);
+    assert.deepEqual([stricter.already_enforced, stricter.level_unknown, stricter.blocking], [[{ policy: 'lib', level: 'soft-mandatory' }], undefined, []]);
+    const mixed = changeEvidence(shown([['ws-app-prod', 'hard-mandatory'], ['ws-data-prod', 'advisory']]), lib, all);
+    assert.deepEqual([mixed.already_enforced, mixed.level_unknown, mixed.blocking], [undefined, undefined, ['app-prod', 'data-prod']]);
+    const unknownWord = changeEvidence(shown([['ws-app-prod', 'strict-ish']]), lib, all);
+    assert.deepEqual([unknownWord.already_enforced, unknownWord.blocking], [undefined, ['app-prod']], 'a level word not known is no proof');
+  });
+
   it('an advisory level blocks nothing', () => {
     assert.deepEqual(changeEvidence(evidence, [{ name: 's3', level: 'advisory' }], all).blocking, []);
   });
