@@ -82874,6 +82874,38 @@ var init_chokidar = __esm({
   }
 });
 
+// src/source/folder-watcher.ts
+function watchFolderTree(root, options) {
+  const watcher = watch(root, options);
+  const open5 = /* @__PURE__ */ new Set();
+  const handler = watcher._nodeFsHandler;
+  const start = handler?._watchWithNodeFs;
+  if (handler !== void 0 && typeof start === "function") {
+    handler._watchWithNodeFs = (...args) => {
+      const closer = start.apply(handler, args);
+      if (typeof closer !== "function") return closer;
+      const once2 = () => {
+        if (open5.delete(once2)) closer();
+      };
+      open5.add(once2);
+      return once2;
+    };
+  }
+  return {
+    watcher,
+    async close() {
+      await watcher.close();
+      for (const closer of [...open5]) closer();
+    }
+  };
+}
+var init_folder_watcher = __esm({
+  "src/source/folder-watcher.ts"() {
+    "use strict";
+    init_chokidar();
+  }
+});
+
 // src/source/local.ts
 import { existsSync as existsSync2 } from "node:fs";
 import path21 from "node:path";
@@ -82894,7 +82926,7 @@ async function watchFolder(root, onChange, debounceMs = 300) {
   let timer = null;
   const changed2 = /* @__PURE__ */ new Set();
   let rules = Promise.resolve();
-  const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
+  const { watcher, close } = watchFolderTree(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on("all", (event, file) => {
     const rel = path21.relative(root, file).split(path21.sep).join("/");
     const isDirectory = event === "addDir" || event === "unlinkDir";
@@ -82912,15 +82944,20 @@ async function watchFolder(root, onChange, debounceMs = 300) {
       void rules.then(() => onChange(burst));
     }, debounceMs);
   });
-  await new Promise((resolve4, reject) => {
-    watcher.once("ready", () => resolve4());
-    watcher.once("error", reject);
-  });
+  try {
+    await new Promise((resolve4, reject) => {
+      watcher.once("ready", () => resolve4());
+      watcher.once("error", reject);
+    });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     async close() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      await watcher.close();
+      await close();
     }
   };
 }
@@ -82940,8 +82977,8 @@ function declares(rel, isDirectory, filter) {
 var init_local = __esm({
   "src/source/local.ts"() {
     "use strict";
-    init_chokidar();
     init_declared();
+    init_folder_watcher();
   }
 });
 

@@ -142,8 +142,9 @@ for (const name of queue) {
   const line = { name, wallS: (performance.now() - started.at) / 1000, cpuS: cpu() - started.cpu, worker: process.pid };
   appendFileSync(new URL('./profile.jsonl', import.meta.url), \`\${JSON.stringify(line)}\\n\`);
 }
-// Every file has ended. A handle a file left open (a folder watch chokidar opened while it was being closed) would keep
-// this process, and the tier, waiting for good: after 10 s the worker says what is still open and ends.
+// Every file has ended. A handle a file left open would keep this process, and the tier, waiting for good: after 10 s
+// the worker says what is still open and ends. (The one seen, a folder watch chokidar 5 started while it was being
+// closed, src/source/folder-watcher.ts now closes.)
 setTimeout(() => {
   process.stderr.write(\`worker \${process.pid}: still running 10 s after its last file ended, held by \${JSON.stringify(process.getActiveResourcesInfo())}; ending it\\n\`);
   process.exit(process.exitCode ?? 0);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { watch } from 'chokidar';
 import { isDeclaredPath, SET_CONFIG_FILES, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
+import { watchFolderTree } from './folder-watcher.js';
 import type { Source, SourceWatch } from './types.js';
 
 /** A local folder, read where it is; a watch on it triggers passes. */
@@ -31,7 +31,7 @@ async function watchFolder(root: string, onChange: (changed: readonly string[]) 
   let timer: NodeJS.Timeout | null = null;
   const changed = new Set<string>();
   let rules: Promise<void> = Promise.resolve();
-  const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
+  const { watcher, close } = watchFolderTree(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on('all', (event, file) => {
     const rel = path.relative(root, file).split(path.sep).join('/');
     const isDirectory = event === 'addDir' || event === 'unlinkDir';
@@ -51,15 +51,21 @@ async function watchFolder(root: string, onChange: (changed: readonly string[]) 
       void rules.then(() => onChange(burst));
     }, debounceMs);
   });
-  await new Promise<void>((resolve, reject) => {
-    watcher.once('ready', () => resolve());
-    watcher.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      watcher.once('ready', () => resolve());
+      watcher.once('error', reject);
+    });
+  } catch (error) {
+    // A watch that fails before it is ready is closed here: nobody else holds it.
+    await close();
+    throw error;
+  }
   return {
     async close() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      await watcher.close();
+      await close();
     },
   };
 }
