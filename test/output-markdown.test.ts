@@ -9,9 +9,9 @@ import { ORG } from './helpers/emulator.js';
 import { richPlans } from './helpers/output-plans.js';
 import { useWorld } from './helpers/world.js';
 
-/** `count` policies whose 200-line code changed on every line: a plan far bigger than one comment. */
+/** `count` policies whose 50-line code changed on every line: a plan far bigger than one comment (500 of them: over a megabyte of diff). */
 function bigPlan(count: number): SourcePlan {
-  const code = (tag: string) => Array.from({ length: 200 }, (_, i) => `rule_${i} = rule { "${tag}-${i}" is "${tag}-${i}" }`).join('\n');
+  const code = (tag: string) => Array.from({ length: 50 }, (_, i) => `rule_${i} = rule { "${tag}-${i}" is "${tag}-${i}" }`).join('\n');
   const names = Array.from({ length: count }, (_, i) => `policy-${String(i).padStart(5, '0')}`);
   const plan = planChanges(
     { policies: names.map((name) => declaredPolicy({ name, code: code('new'), description: 'd' })), pools: [] },
