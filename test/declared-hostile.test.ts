@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
@@ -112,14 +113,17 @@ describe('a hostile or broken declared repo is refused with problems, never a ha
       files[`policies/p${i}.yaml`] = 'enforcement-level: advisory\n';
     }
     const dir = await dirOf(files);
-    const script = `import { readDeclared } from ${JSON.stringify(path.resolve('src/declared/index.ts'))};
+    // Built (the test tiers run .test-build): the built module under plain node; as sources: the sources under tsx.
+    const built = import.meta.url.endsWith('.js');
+    const entry = fileURLToPath(new URL(`../src/declared/index.${built ? 'js' : 'ts'}`, import.meta.url));
+    const script = `import { readDeclared } from ${JSON.stringify(pathToFileURL(entry).href)};
       const state = await readDeclared(${JSON.stringify(dir)});
       console.log(state.policies.length);`;
     await mkdir(path.join(dir, 'tmp'));
-    const scriptFile = path.join(dir, 'tmp', 'read.mts');
+    const scriptFile = path.join(dir, 'tmp', built ? 'read.mjs' : 'read.mts');
     await writeFile(scriptFile, script);
-    // tsx loads before the limit matters; the read then gets only a few spare descriptors.
-    const run = spawnSync('sh', ['-c', `ulimit -n 48 && exec "${process.execPath}" --import tsx "${scriptFile}"`], { encoding: 'utf8' });
+    // The loader loads before the limit matters; the read then gets only a few spare descriptors.
+    const run = spawnSync('sh', ['-c', `ulimit -n 48 && exec "${process.execPath}" ${built ? '' : '--import tsx '}"${scriptFile}"`], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout.trim(), '300');
   });
