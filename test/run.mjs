@@ -130,8 +130,12 @@ function cpu() {
     return (user + system) / 1e6;
   }
 }
+/** fs.watch handles open now; a file after which there are more than before it left one open (named when the worker is held). */
+const fsWatches = () => process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length;
+const leftWatches = [];
 for (const name of queue) {
   if (!take(name)) continue;
+  const watchesBefore = fsWatches();
   const started = { at: performance.now(), cpu: cpu() };
   await new Promise((ended) =>
     describe(name, async () => {
@@ -140,13 +144,15 @@ for (const name of queue) {
     }),
   );
   const line = { name, wallS: (performance.now() - started.at) / 1000, cpuS: cpu() - started.cpu, worker: process.pid };
+  await new Promise((turn) => setImmediate(turn));
+  if (fsWatches() > watchesBefore) leftWatches.push(name);
   appendFileSync(new URL('./profile.jsonl', import.meta.url), \`\${JSON.stringify(line)}\\n\`);
 }
 // Every file has ended. A handle a file left open would keep this process, and the tier, waiting for good: after 10 s
-// the worker says what is still open and ends. (The one seen, a folder watch chokidar 5 started while it was being
-// closed, src/source/folder-watcher.ts now closes.)
+// the worker says what is still open, and after which files an fs.watch was left open, and ends. (One such leak, a
+// folder watch chokidar 5 started while it was being closed, src/source/folder-watcher.ts now closes.)
 setTimeout(() => {
-  process.stderr.write(\`worker \${process.pid}: still running 10 s after its last file ended, held by \${JSON.stringify(process.getActiveResourcesInfo())}; ending it\\n\`);
+  process.stderr.write(\`worker \${process.pid}: still running 10 s after its last file ended, held by \${JSON.stringify(process.getActiveResourcesInfo())}; an fs.watch left open after \${JSON.stringify(leftWatches)}; ending it\\n\`);
   process.exit(process.exitCode ?? 0);
 }, 10_000).unref();
 `;
