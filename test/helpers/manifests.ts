@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
@@ -24,6 +25,7 @@ import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClai
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { parseAllDocuments } from 'yaml';
+import { REPO_ROOT } from './repo-root.js';
 
 const run = promisify(execFile);
 
@@ -62,15 +64,35 @@ export async function kustomizeVersion(options: KubectlOptions = {}): Promise<st
 /** The check of the process's own kubectl, made once. */
 let checked: Promise<string> | undefined;
 
-/** The objects `kubectl kustomize dir` builds, in its order. */
-export async function buildKustomization(dir: string, options: KubectlOptions = {}): Promise<Manifest[]> {
-  if (options.env === undefined) await (checked ??= kustomizeVersion());
-  else await kustomizeVersion(options);
-  let stdout: string;
+/**
+ * What kubectl built from a folder of the repo's own (deploy/, test/fixtures/), which no test changes: built once per
+ * process. A temp folder is built each time.
+ */
+const builtFromRepo = new Map<string, Promise<string>>();
+
+async function kustomize(dir: string, env: NodeJS.ProcessEnv): Promise<string> {
   try {
-    ({ stdout } = await run('kubectl', ['kustomize', dir], { env: options.env ?? process.env, maxBuffer: 16 * 1024 * 1024 }));
+    return (await run('kubectl', ['kustomize', dir], { env, maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (error) {
     throw new Error(`kubectl kustomize ${dir} failed: ${(error as { stderr?: string }).stderr?.trim() || (error as Error).message}`);
+  }
+}
+
+/** The objects `kubectl kustomize dir` builds, in its order. */
+export async function buildKustomization(dir: string, options: KubectlOptions = {}): Promise<Manifest[]> {
+  let stdout: string;
+  if (options.env === undefined) {
+    await (checked ??= kustomizeVersion());
+    const inRepo = !path.relative(REPO_ROOT, path.resolve(dir)).startsWith('..');
+    if (!inRepo) stdout = await kustomize(dir, process.env);
+    else {
+      const key = path.resolve(dir);
+      if (!builtFromRepo.has(key)) builtFromRepo.set(key, kustomize(dir, process.env));
+      stdout = await builtFromRepo.get(key)!;
+    }
+  } else {
+    await kustomizeVersion(options);
+    stdout = await kustomize(dir, options.env);
   }
   const out: Manifest[] = [];
   for (const doc of parseAllDocuments(stdout)) {
