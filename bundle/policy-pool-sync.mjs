@@ -82894,6 +82894,7 @@ function watchFolderTree(root, options) {
   return {
     watcher,
     async close() {
+      watcher.add = () => watcher;
       await watcher.close();
       for (const closer of [...open5]) closer();
     }

@@ -47,4 +47,21 @@ describe('a folder watch', () => {
     await folder.close();
     assert.equal(await settledFsWatches(), before, 'an fs.watch of the closed watch is still open');
   });
+
+  it('once closed, is not opened again by chokidar watching for a removed file\'s return (its add after close)', async (t) => {
+    const root = await tempTree(t, { 'policies/a.native': 'main = rule { true }\n' });
+    const before = fsWatches();
+    const folder = watchFolderTree(root, { ignoreInitial: true });
+    await new Promise<void>((resolve, reject) => folder.watcher.once('ready', resolve).once('error', reject));
+    await folder.close();
+    // What chokidar's _remove does for an unlink event still queued when the watch closed: watch the folder above for
+    // the file's return. chokidar's add sets closed back to false and starts an fs.watch there.
+    folder.watcher.add(path.join(root, 'policies'));
+    try {
+      assert.equal(folder.watcher.closed, true, 'chokidar opened the closed watch again');
+      assert.equal(await settledFsWatches(), before, 'an fs.watch was opened after the watch closed');
+    } finally {
+      await folder.watcher.close();
+    }
+  });
 });

@@ -5,8 +5,12 @@
  * `closed` after `await _handleDir(...)` and returns without registering the closer it was given
  * (paulmillr/chokidar#1482, fixed in chokidar 6, which needs Node 22). The orphaned `fs.watch` keeps the event loop
  * alive: a daemon told to stop while a new folder is being added would never exit. So every closer chokidar makes is
- * kept here, called at most once, and those chokidar did not call are called once it has closed. After `close()` has
- * begun chokidar starts no new `fs.watch` (`_handleDir` checks `closed` first), so none is made after the sweep.
+ * kept here, called at most once, and those chokidar did not call are called once it has closed.
+ *
+ * chokidar also re-opens a closed watcher: when the last file it watches is removed it watches the folder above for the
+ * file's return (`_remove` calls `add`, and `add` sets `closed` back to false), and an event already queued when
+ * `close()` ran still gets there. A folder deleted as its watch closes (a test's temp folder, a checkout swept away)
+ * would leave an `fs.watch` on the folder above. So `add` does nothing once closing has begun.
  */
 import { watch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 
@@ -40,6 +44,7 @@ export function watchFolderTree(root: string, options: ChokidarOptions): FolderW
   return {
     watcher,
     async close() {
+      watcher.add = () => watcher;
       await watcher.close();
       for (const closer of [...open]) closer();
     },
