@@ -46,6 +46,12 @@ export const E2E = [
  */
 export const ALONE = [];
 
+/**
+ * Default-tier files whose work far outweighs their size (a whole tool run over src/, a WebAssembly linter, the real
+ * corpora): queued first, so that none of them is the last to start.
+ */
+const HEAVY = ['architecture', 'function-length', 'release-workflow', 'export', 'deploy'];
+
 /** Worker processes taking the default tier's files (TEST_SHARDS), all at once: while one waits on an event, the others use the CPU. */
 const SHARDS = Number(process.env['TEST_SHARDS'] ?? 4);
 /** node --test's timeout bounds a whole file: a shard holds about thirty, and the machine may be busy. */
@@ -85,8 +91,8 @@ function typeCheck() {
 /**
  * The default tier's files as a queue that `SHARDS` worker processes take from, one file at a time: a worker that
  * finishes a file takes the next one nobody has taken, so a worker held up by a slow file takes fewer. The queue is
- * `queue.json` (heaviest first, by the size of the compiled file, a rough measure of how much it tests, so the long ones
- * do not start last); a worker takes a file by creating its folder under `claims/`, which only one process can do.
+ * `queue.json` (heaviest first: the HEAVY files, then by the size of the compiled file, a rough measure of how much it
+ * tests, so the long ones do not start last); a worker takes a file by creating its folder under `claims/`, which only one process can do.
  * Each file runs inside a suite named after it, and a worker takes its next file only when that suite has ended.
  */
 function writeWorkers(names) {
@@ -94,7 +100,8 @@ function writeWorkers(names) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.join(dir, 'claims'), { recursive: true });
   const size = (name) => statSync(path.join(built, 'test', `${name}.test.js`)).size;
-  writeFileSync(path.join(dir, 'queue.json'), JSON.stringify([...names].sort((a, b) => size(b) - size(a))));
+  const weight = (name) => (HEAVY.includes(name) ? Infinity : size(name));
+  writeFileSync(path.join(dir, 'queue.json'), JSON.stringify([...names].sort((a, b) => weight(b) - weight(a) || size(b) - size(a))));
   return Array.from({ length: Math.min(SHARDS, names.length) }, (_, i) => {
     const file = path.join(dir, `worker-${i + 1}.test.js`);
     writeFileSync(file, WORKER);
