@@ -84081,6 +84081,8 @@ var init_webhook_forward = __esm({
     NEVER.addSubnet("169.254.0.0", 16, "ipv4");
     NEVER.addSubnet("0.0.0.0", 8, "ipv4");
     NEVER.addAddress("100.100.100.200", "ipv4");
+    NEVER.addAddress("192.0.0.192", "ipv4");
+    NEVER.addAddress("168.63.129.16", "ipv4");
     NEVER.addSubnet("fe80::", 10, "ipv6");
     NEVER.addAddress("fd00:ec2::254", "ipv6");
     NEVER.addAddress("::", "ipv6");

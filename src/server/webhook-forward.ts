@@ -24,11 +24,17 @@ export const FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'x-gitlab-event', 'x-gitlab-event-uuid', 'x-gitlab-webhook-uuid', 'x-gitlab-instance', 'idempotency-key',
 ]);
 
-/** Never a leader's address: link-local (the cloud metadata service, 169.254.169.254, among it), the unspecified ranges and the other metadata addresses. */
+/**
+ * Never a leader's address: link-local (the cloud metadata service, 169.254.169.254, among it), the unspecified ranges
+ * and the other metadata addresses: Alibaba's (100.100.100.200), Oracle's (192.0.0.192), Azure's host (168.63.129.16)
+ * and AWS's over IPv6 (fd00:ec2::254).
+ */
 const NEVER = new BlockList();
 NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
 NEVER.addSubnet('0.0.0.0', 8, 'ipv4');
 NEVER.addAddress('100.100.100.200', 'ipv4');
+NEVER.addAddress('192.0.0.192', 'ipv4');
+NEVER.addAddress('168.63.129.16', 'ipv4');
 NEVER.addSubnet('fe80::', 10, 'ipv6');
 NEVER.addAddress('fd00:ec2::254', 'ipv6');
 NEVER.addAddress('::', 'ipv6');
