@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { defaultSeed, startEmulator } from '../src/emulator/index.js';
+import { until } from './lib/until.js';
 
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 20);
 const SECRET = 'bench-webhook-secret';
@@ -31,15 +32,6 @@ function sampleProcess(pid: number): { rssMb: number; cpuTicks: number } {
   return { rssMb: rssKb / 1024, cpuTicks: Number(fields[11] ?? 0) + Number(fields[12] ?? 0) };
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const emulator = await startEmulator({ port: 0, seed: { ...defaultSeed(), rateLimit: 0 } });
 mkdirSync(path.join(repo, 'policies'), { recursive: true });
@@ -66,9 +58,9 @@ const child = spawn(process.execPath, ['dist/cli.js', '--config', configFile], {
 });
 child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
 try {
-  const origin = await until(async () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1], 20_000);
+  const origin = await until(async () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1], 20_000, 20);
   const status = async () => ((await (await fetch(`${origin}/status`)).json()) as { sources: { lastAppliedRevision: string | null }[] }).sources[0];
-  await until(async () => ((await status())?.lastAppliedRevision ? true : undefined), 20_000);
+  await until(async () => ((await status())?.lastAppliedRevision ? true : undefined), 20_000, 20);
   const before = sampleProcess(child.pid ?? 0);
   const startedAt = process.hrtime.bigint();
   let peakRss = before.rssMb;
@@ -90,7 +82,7 @@ try {
     const sent = performance.now();
     const response = await fetch(`${origin}/webhook`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
     if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
-    await until(async () => ((await status())?.lastAppliedRevision === sha ? true : undefined), 20_000);
+    await until(async () => ((await status())?.lastAppliedRevision === sha ? true : undefined), 20_000, 20);
     latencies.push(performance.now() - sent);
   }
   latencies.sort((a, b) => a - b);

@@ -11,21 +11,13 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { defaultSeed, startEmulator } from '../src/emulator/index.js';
 import { startBenchEtcd } from './lib/etcd.js';
+import { until } from './lib/until.js';
 
 const RUNS = Number(process.env.TAKEOVER_RUNS ?? 5);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pps-bench-leader-'));
 /** What the image and `npm start` run. */
 const cli = path.resolve('bundle/policy-pool-sync.mjs');
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const etcd = await startBenchEtcd(root);
 const { endpoint } = etcd;
@@ -42,7 +34,7 @@ function start(config: string): Daemon {
   const child = spawn(process.execPath, [cli, '--config', config], { env: { PATH: process.env.PATH, API_TOKEN: emulator.token }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const origin = until(() => /"listen":"(http:[^"]+)","sources"/.exec(stderr)?.[1]);
+  const origin = until(() => /"listen":"(http:[^"]+)","sources"/.exec(stderr)?.[1], 60_000, 10);
   return { child, origin, stderr: () => stderr };
 }
 
@@ -76,7 +68,7 @@ for (const [lease, renew, retry] of [['2s', '1500ms', '500ms'], ['4s', '3s', '1s
     const leader = await until(async () => {
       const states = await Promise.all(daemons.map(leading));
       return states.filter(Boolean).length === 1 ? daemons[states.indexOf(true)] : undefined;
-    });
+    }, 60_000, 10);
     const standby = daemons.find((d) => d !== leader)!;
     // Idle: a few retry periods after the leader's first pass.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -85,9 +77,9 @@ for (const [lease, renew, retry] of [['2s', '1500ms', '500ms'], ['4s', '3s', '1s
     const killedAt = performance.now();
     leader.child.kill('SIGKILL');
     writeFileSync(settings, `enforcement-level: ${want}\n`);
-    await until(async () => ((await fetch(`${await standby.origin}/status`).then((r) => r.json()) as { leadership: { leading: boolean } }).leadership.leading ? true : undefined));
+    await until(async () => ((await fetch(`${await standby.origin}/status`).then((r) => r.json()) as { leadership: { leading: boolean } }).leadership.leading ? true : undefined), 60_000, 10);
     takeovers.push(performance.now() - killedAt);
-    await until(async () => ((await level()) === want ? true : undefined));
+    await until(async () => ((await level()) === want ? true : undefined), 60_000, 10);
     applied.push(performance.now() - killedAt);
     standby.child.kill('SIGTERM');
     await new Promise((r) => standby.child.once('exit', r));

@@ -23,6 +23,7 @@ import { stringify } from 'yaml';
 import { MAX_SET_FILES, MAX_SET_TAR_BYTES } from '../src/declared/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { MAX_HCL_BYTES } from '../src/hcl.js';
+import { until } from './lib/until.js';
 
 const CLI = path.resolve(process.env['PPS_CLI'] ?? 'dist/cli.js');
 const FOLDER_BYTES = Number(process.env['BENCH_FOLDER_BYTES'] ?? MAX_SET_TAR_BYTES);
@@ -71,15 +72,6 @@ const scenarios: Scenario[] = [
   },
 ];
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function run(scenario: Scenario): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pps-bench-limits-'));
