@@ -127,14 +127,14 @@ function take(name) {
     throw error;
   }
 }
-/** CPU-seconds of this process and its reaped children (/proc counts in ticks of 1/100 s on Linux). */
+/** CPU-seconds of this process and its reaped children, user and system (/proc counts in ticks of 1/100 s on Linux). */
 function cpu() {
   try {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+    return { user: (Number(fields[11]) + Number(fields[13])) / 100, sys: (Number(fields[12]) + Number(fields[14])) / 100 };
   } catch {
     const { user, system } = process.cpuUsage();
-    return (user + system) / 1e6;
+    return { user: user / 1e6, sys: system / 1e6 };
   }
 }
 /** fs.watch handles open now; a file after which there are more than before it left one open (named when the worker is held). */
@@ -150,7 +150,9 @@ for (const name of queue) {
       await import(\`../test/\${name}.test.js\`).catch((error) => test('loads', () => { throw error; }));
     }),
   );
-  const line = { name, wallS: (performance.now() - started.at) / 1000, cpuS: cpu() - started.cpu, worker: process.pid };
+  const ended = cpu();
+  const sysS = ended.sys - started.cpu.sys;
+  const line = { name, wallS: (performance.now() - started.at) / 1000, cpuS: ended.user - started.cpu.user + sysS, sysS, worker: process.pid };
   await new Promise((turn) => setImmediate(turn));
   if (fsWatches() > watchesBefore) leftWatches.push(name);
   appendFileSync(new URL('./profile.jsonl', import.meta.url), \`\${JSON.stringify(line)}\\n\`);
@@ -168,9 +170,10 @@ setTimeout(() => {
 function printProfile() {
   const file = path.join(built, 'shards', 'profile.jsonl');
   const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  const row = (l) => `#   ${l.cpuS.toFixed(2).padStart(6)} CPU-s ${l.wallS.toFixed(2).padStart(6)} s  ${l.name}`;
+  const row = (l) => `#   ${l.cpuS.toFixed(2).padStart(6)} CPU-s (${l.sysS.toFixed(2).padStart(5)} system) ${l.wallS.toFixed(2).padStart(6)} s  ${l.name}`;
   const total = lines.reduce((sum, l) => sum + l.cpuS, 0);
-  process.stdout.write(`# profile: ${lines.length} files, ${total.toFixed(1)} CPU-s in the workers\n# by CPU:\n`);
+  const system = lines.reduce((sum, l) => sum + l.sysS, 0);
+  process.stdout.write(`# profile: ${lines.length} files, ${total.toFixed(1)} CPU-s in the workers (${system.toFixed(1)} of it system time)\n# by CPU:\n`);
   process.stdout.write(`${[...lines].sort((a, b) => b.cpuS - a.cpuS).slice(0, 25).map(row).join('\n')}\n# by wall time:\n`);
   process.stdout.write(`${[...lines].sort((a, b) => b.wallS - a.wallS).slice(0, 15).map(row).join('\n')}\n`);
 }
