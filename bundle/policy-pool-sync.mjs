@@ -85081,7 +85081,7 @@ async function runDaemon(options) {
       await shutdown;
       await daemon.stop();
     } finally {
-      await api.close();
+      await api.close(STOPPED_CLOSE_MS);
     }
   } finally {
     await emulator?.close();
@@ -85144,6 +85144,7 @@ async function openElection(config, env, logger) {
     logger
   });
 }
+var STOPPED_CLOSE_MS;
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
     "use strict";
@@ -85162,6 +85163,7 @@ var init_daemon2 = __esm({
     init_http_server();
     init_auth_gate();
     init_metrics();
+    STOPPED_CLOSE_MS = 250;
   }
 });
 

@@ -85,7 +85,7 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const api = new ApiClient({ baseUrl: `http://127.0.0.1:${port}/api/v2`, token: 'test-token-Secret123', logger: captureLogs().logger, timeoutMs: 2_500, retryBudgetMs: 300 });
+    const api = new ApiClient({ baseUrl: `http://127.0.0.1:${port}/api/v2`, token: 'test-token-Secret123', logger: captureLogs().logger, timeoutMs: 1_500, retryBudgetMs: 300 });
     try {
       const error = await api.listPolicies(ORG).then(() => assert.fail('answered'), (e: unknown) => e);
       assert.ok(error instanceof NetworkError, String(error));
@@ -150,11 +150,16 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
     let stop: () => void = () => undefined;
     const shutdown = new Promise<void>((resolve) => (stop = resolve));
     try {
-      const stopped = runDaemon({ config, logger: captureLogs().logger, env: { API_TOKEN: 'test-token-Secret123', HTTPS_PROXY: proxy.url }, shutdown, noCache: true });
+      const logs = captureLogs();
+      const stopped = runDaemon({ config, logger: logs.logger, env: { API_TOKEN: 'test-token-Secret123', HTTPS_PROXY: proxy.url }, shutdown, noCache: true });
       // The start-up pass is on its way through the proxy, which never answers.
       await waitFor('the start-up pass to reach the proxy', () => (proxy.connections() > 0 ? true : undefined));
       stop();
       assert.equal(await stopped, 0);
+      // Once the daemon has stopped, the tunnel the proxy still holds belongs to no pass: it is dropped after a
+      // quarter of a second, not after the client's usual 5 s close, which would outlast shutdown-timeout.
+      const dropped = logs.lines.map((line) => JSON.parse(line) as { msg: string; graceSeconds?: number }).filter((r) => r.msg === 'api requests still under way when closing; dropping their connections');
+      assert.deepEqual(dropped.map((r) => r.graceSeconds), [0.25]);
     } finally {
       await rm(stateDir, { recursive: true, force: true });
     }

@@ -56,13 +56,20 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       await shutdown;
       await daemon.stop();
     } finally {
-      await api.close();
+      await api.close(STOPPED_CLOSE_MS);
     }
   } finally {
     await emulator?.close();
   }
   return 0;
 }
+
+/**
+ * How long the API client's close waits once the daemon has stopped: every pass has ended, so a request still under
+ * way (a tunnel a silent proxy holds, which undici does not end when its pass aborts) has nobody waiting for it, and
+ * the stop must not outlast `shutdown-timeout` by the client's usual 5 s.
+ */
+const STOPPED_CLOSE_MS = 250;
 
 /**
  * The daemon's API client: its requests counted in the metrics and, under leader election, named by the replica
