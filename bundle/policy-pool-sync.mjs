@@ -8116,11 +8116,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants3) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants4);
+          this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -8137,10 +8137,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants3) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants4);
+        this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -8201,8 +8201,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants4) {
-        this.code = optimizeExpr(this.code, names, constants4);
+      optimizeNames(names, constants3) {
+        this.code = optimizeExpr(this.code, names, constants3);
         return this;
       }
       get names() {
@@ -8231,12 +8231,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants3) {
         const { nodes } = this;
         let i2 = nodes.length;
         while (i2--) {
           const n = nodes[i2];
-          if (n.optimizeNames(names, constants4))
+          if (n.optimizeNames(names, constants3))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i2, 1);
@@ -8289,12 +8289,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants3) {
         var _a2;
-        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants4);
-        if (!(super.optimizeNames(names, constants4) || this.else))
+        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
+        if (!(super.optimizeNames(names, constants3) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants4);
+        this.condition = optimizeExpr(this.condition, names, constants3);
         return this;
       }
       get names() {
@@ -8317,10 +8317,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants4);
+        this.iteration = optimizeExpr(this.iteration, names, constants3);
         return this;
       }
       get names() {
@@ -8356,10 +8356,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants4);
+        this.iterable = optimizeExpr(this.iterable, names, constants3);
         return this;
       }
       get names() {
@@ -8401,11 +8401,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants3) {
         var _a2, _b;
-        super.optimizeNames(names, constants4);
-        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants4);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants4);
+        super.optimizeNames(names, constants3);
+        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants3);
         return this;
       }
       get names() {
@@ -8706,7 +8706,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants4) {
+    function optimizeExpr(expr, names, constants3) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -8721,14 +8721,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c4 = constants4[n.str];
+        const c4 = constants3[n.str];
         if (c4 === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c4;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants4[c4.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants3[c4.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -32069,7 +32069,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols2();
-    var constants4 = require_constants4();
+    var constants3 = require_constants4();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -32205,7 +32205,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -32301,11 +32301,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret2 !== constants4.ERROR.OK) {
+          if (ret2 !== constants3.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret2 === constants4.ERROR.PAUSED_UPGRADE) {
+            if (ret2 === constants3.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret2 === constants4.ERROR.PAUSED) {
+            } else if (ret2 === constants3.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -32328,10 +32328,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret2 === constants4.ERROR.OK) {
+        if (ret2 === constants3.ERROR.OK) {
           return null;
         }
-        if (ret2 === constants4.ERROR.PAUSED || ret2 === constants4.ERROR.PAUSED_UPGRADE) {
+        if (ret2 === constants3.ERROR.PAUSED || ret2 === constants3.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -32348,7 +32348,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants4.ERROR[ret2], data);
+        return new HTTPParserError(message, constants3.ERROR[ret2], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -32559,7 +32559,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants4.ERROR.PAUSED : 0;
+        return pause ? constants3.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -32585,7 +32585,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request5.onData(buf) === false) {
-          return constants4.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         }
         return 0;
       }
@@ -32625,13 +32625,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -65833,7 +65833,7 @@ var require_extract = __commonJS({
 // node_modules/tar-stream/constants.js
 var require_constants8 = __commonJS({
   "node_modules/tar-stream/constants.js"(exports, module) {
-    var constants4 = {
+    var constants3 = {
       // just for envs without fs
       S_IFMT: 61440,
       S_IFDIR: 16384,
@@ -65843,9 +65843,9 @@ var require_constants8 = __commonJS({
       S_IFLNK: 40960
     };
     try {
-      module.exports = __require("fs").constants || constants4;
+      module.exports = __require("fs").constants || constants3;
     } catch {
-      module.exports = constants4;
+      module.exports = constants3;
     }
   }
 });
@@ -65855,7 +65855,7 @@ var require_pack = __commonJS({
   "node_modules/tar-stream/pack.js"(exports, module) {
     var { Readable: Readable3, Writable, getStreamError } = require_streamx();
     var b4a = require_b4a();
-    var constants4 = require_constants8();
+    var constants3 = require_constants8();
     var headers = require_headers2();
     var DMODE = 493;
     var FMODE = 420;
@@ -66058,16 +66058,16 @@ var require_pack = __commonJS({
       return new Pack(opts);
     };
     function modeToType(mode) {
-      switch (mode & constants4.S_IFMT) {
-        case constants4.S_IFBLK:
+      switch (mode & constants3.S_IFMT) {
+        case constants3.S_IFBLK:
           return "block-device";
-        case constants4.S_IFCHR:
+        case constants3.S_IFCHR:
           return "character-device";
-        case constants4.S_IFDIR:
+        case constants3.S_IFDIR:
           return "directory";
-        case constants4.S_IFIFO:
+        case constants3.S_IFIFO:
           return "fifo";
-        case constants4.S_IFLNK:
+        case constants3.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -66324,7 +66324,7 @@ var init_policy_set_files = __esm({
 });
 
 // src/declared/sensitive-values.ts
-import { closeSync as closeSync3, constants as constants2, fstatSync as fstatSync3, openSync as openSync2, realpathSync as realpathSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync as fstatSync3, openSync as openSync2, realpathSync as realpathSync5 } from "node:fs";
 import path15 from "node:path";
 function sensitiveFrom(ref2) {
   return ref2.env !== void 0 ? `env:${ref2.env}` : `file:${ref2.file ?? ""}`;
@@ -66368,7 +66368,7 @@ function realOf(file) {
 function readRegularFile(real) {
   let fd;
   try {
-    fd = openSync2(real, constants2.O_RDONLY | constants2.O_NONBLOCK | constants2.O_NOFOLLOW);
+    fd = openSync2(real, OPEN_FLAGS);
   } catch (error) {
     return { problem: `cannot be read (${error.code ?? "unreadable"})` };
   }
@@ -85376,7 +85376,7 @@ var init_export = __esm({
 });
 
 // src/export/write-tree.ts
-import { constants as constants3 } from "node:fs";
+import { constants as constants2 } from "node:fs";
 import { lstat as lstat3, mkdir as mkdir2, open as open4, readdir as readdir3, realpath as realpath5, unlink as unlink2 } from "node:fs/promises";
 import path24 from "node:path";
 async function checkTarget(dir, force) {
@@ -85438,7 +85438,7 @@ async function writeNoFollow(root, file) {
   if (inner !== null) return inner;
   let handle;
   try {
-    handle = await open4(abs, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | constants3.O_NOFOLLOW, 420);
+    handle = await open4(abs, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | constants2.O_NOFOLLOW, 420);
   } catch (error) {
     const code = error.code;
     if (code === "ELOOP") return `${file.path} is a symbolic link in the export folder, which the export never writes through`;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 
 /** Open flags: a FIFO or device never blocks the open, and the final path component is never a link (it was resolved). */
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

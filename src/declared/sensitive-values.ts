@@ -4,11 +4,11 @@
  * folder by its real path, without following a link and without blocking, and read only when it is a regular file, to
  * at most its cap. A problem names the reference as written in the repo, never a path of this host.
  */
-import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { envRefusal, isNeverReadable, isUnder, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
 import type { ParameterAllowance } from '../config/types.js';
-import { fillFrom } from './read-file.js';
+import { fillFrom, OPEN_FLAGS } from './read-file.js';
 
 /** The largest file a sensitive value is read from. */
 export const MAX_PARAMETER_FILE_BYTES = 65_536;
@@ -86,7 +86,7 @@ function realOf(file: string): string | null {
 function readRegularFile(real: string): Read {
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    fd = openSync(real, OPEN_FLAGS);
   } catch (error) {
     return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})` };
   }
