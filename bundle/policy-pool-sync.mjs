@@ -84220,7 +84220,7 @@ async function startDaemon(options) {
       await stopRunners(graceSeconds * 1e3);
       await election?.stop();
       await server.close();
-      await notifier.close(NOTIFY_CLOSE_MS);
+      await notifier.close(options.notificationCloseMs ?? NOTIFY_CLOSE_MS);
       logger.info("daemon stopped");
     }
   };

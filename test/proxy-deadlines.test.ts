@@ -21,6 +21,7 @@ import { startConnectProxy, type ConnectProxy, type ConnectProxyMode } from './h
 import { ORG } from './helpers/emulator.js';
 import { captureLogs } from './helpers/logs.js';
 import { useTempTrees } from './helpers/temp-tree.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 import { waitFor } from './helpers/wait.js';
 
 const API_URL = 'https://api.invalid/api/v2';
@@ -63,8 +64,12 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
   it('a proxy that establishes no tunnel three tries in a row is given up on, however much of the retry budget is left', { timeout: 60_000 }, async () => {
     const proxy = await start('hang');
     const logs = captureLogs();
-    // Each try's tunnel has its deadline (10 s in use); a budget of ten minutes would otherwise keep trying.
-    const api = new ApiClient({ baseUrl: API_URL, token: 'test-token-Secret123', logger: logs.logger, timeoutMs: 30_000, tunnelDeadlineMs: 300, retryBudgetMs: 600_000, proxy: proxySettings({ HTTPS_PROXY: proxy.url }) });
+    // Each try's tunnel has its deadline (10 s in use); a budget of ten minutes would otherwise keep trying. The
+    // back-off between tries runs on a clock that moves at once: only the tunnel's deadlines take real time.
+    const api = new ApiClient({
+      baseUrl: API_URL, token: 'test-token-Secret123', logger: logs.logger, timeoutMs: 30_000, tunnelDeadlineMs: 300, retryBudgetMs: 600_000,
+      proxy: proxySettings({ HTTPS_PROXY: proxy.url }), clock: new VirtualClock({ autoAdvance: true }),
+    });
     try {
       const error = await api.listPolicies(ORG).then(() => assert.fail('answered'), (e: unknown) => e);
       assert.ok(error instanceof NetworkError, String(error));

@@ -52,6 +52,8 @@ export interface StartDaemonOptions {
   now?: () => Date;
   /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
   notificationLimits?: Partial<DeliveryLimits>;
+  /** How long a stop waits for the notifications still queued; what is left then is dropped. @default NOTIFY_CLOSE_MS */
+  notificationCloseMs?: number;
   /** The one redactor: /status (and its page), history and notifications go through it. @default the one of `config` and `env` */
   redact?: Redact;
   /** Leader election (`leader-election:`): the sources sync only while it leads. @default none: always */
@@ -163,7 +165,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       // Released once no pass runs, so that a standby takes over at once.
       await election?.stop();
       await server.close();
-      await notifier.close(NOTIFY_CLOSE_MS);
+      await notifier.close(options.notificationCloseMs ?? NOTIFY_CLOSE_MS);
       logger.info('daemon stopped');
     },
   };

@@ -50,7 +50,7 @@ export async function startTestDaemon(
   t: TestContext,
   options: {
     sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits;
-    notifications?: NotificationConfig[]; notificationLimits?: Partial<DeliveryLimits>; now?: () => Date; stateDir?: string;
+    notifications?: NotificationConfig[]; notificationLimits?: Partial<DeliveryLimits>; notificationCloseMs?: number; now?: () => Date; stateDir?: string;
     authLimits?: AuthLimits; allowedHosts?: string[]; listen?: string;
     /** Leader election: the sources sync only while it leads. @default none */
     election?: Elector;
@@ -90,6 +90,7 @@ export async function startTestDaemon(
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.notificationLimits === undefined ? {} : { notificationLimits: options.notificationLimits }),
+    ...(options.notificationCloseMs === undefined ? {} : { notificationCloseMs: options.notificationCloseMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.authLimits === undefined ? {} : { authLimits: options.authLimits }),
     ...(options.election === undefined ? {} : { election: options.election }),
