@@ -15228,7 +15228,7 @@ function validatorFor(name) {
   let validate = compiled.get(name);
   if (validate === void 0) {
     const schema = EMBEDDED?.schemas[name] ?? JSON.parse(readFileSync(schemaUrl(name), "utf8"));
-    const ajv = new import__.Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, formats: FORMATS });
+    const ajv = new import__.Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, formats: FORMATS, code: { optimize: false } });
     validate = ajv.compile(schema);
     compiled.set(name, validate);
   }
