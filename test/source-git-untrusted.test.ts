@@ -45,9 +45,8 @@ describe('a git source is checked before its files are read', () => {
     const stateDir = await tempTree(t);
     const repo = await gitRepo(t);
     const head = await repo.commit({ 'declared/policies/a.native': NATIVE, 'declared/.syncignore': 'docs/\n', 'vendor/keep': 'x' });
-    for (const gitlink of ['declared/policies/shared', 'declared/policy-sets/fsbp', 'declared/libraries/fsbp', 'declared/docs/theme', 'declared/.github/actions', 'vendor/lib']) {
-      await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},${gitlink}`], { cwd: repo.dir });
-    }
+    const gitlinks = ['declared/policies/shared', 'declared/policy-sets/fsbp', 'declared/libraries/fsbp', 'declared/docs/theme', 'declared/.github/actions', 'vendor/lib'];
+    await run('git', ['update-index', '--add', ...gitlinks.flatMap((gitlink) => ['--cacheinfo', `160000,${head},${gitlink}`])], { cwd: repo.dir });
     await run('git', ['commit', '--quiet', '-m', 'submodules'], { cwd: repo.dir });
     const error = await checkoutError(gitSourceConfig(repo.dir, 'declared'), stateDir);
     assert.ok(error instanceof ValidationError, String(error));
