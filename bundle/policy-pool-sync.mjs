@@ -74497,10 +74497,17 @@ var init_pass_record = __esm({
 });
 
 // src/operations/metrics.ts
+function processMetricsRegistry() {
+  if (processMetrics === void 0) {
+    processMetrics = new import_prom_client.Registry();
+    (0, import_prom_client.collectDefaultMetrics)({ register: processMetrics });
+  }
+  return processMetrics;
+}
 function createDaemonMetrics(options = {}) {
-  const registry = new import_prom_client.Registry();
-  if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry });
-  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(registry);
+  const own = new import_prom_client.Registry();
+  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(own);
+  const registry = options.defaultMetrics ?? true ? import_prom_client.Registry.merge([processMetricsRegistry(), own]) : own;
   return {
     registry,
     rollouts(source, held) {
@@ -74584,7 +74591,7 @@ function metricFamilies(registry) {
     leader: gauge("policy_pool_sync_leader", "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.")
   };
 }
-var import_prom_client;
+var import_prom_client, processMetrics;
 var init_metrics = __esm({
   "src/operations/metrics.ts"() {
     "use strict";

@@ -80,6 +80,15 @@ test('the real pass in-process: /metrics exposes every family, fed by the API cl
   assert.ok(Date.parse(status?.lastRunAt ?? '') <= Date.now());
 });
 
+test('Node\'s own metrics are made once per process: a second daemon\'s registry serves the same ones, so one event loop monitor samples, not one a daemon', async () => {
+  const [first, second] = [createDaemonMetrics(), createDaemonMetrics()];
+  const lag = 'nodejs_eventloop_lag_seconds';
+  assert.ok(first.registry.getSingleMetric(lag) !== undefined, 'the default metrics are there');
+  assert.equal(second.registry.getSingleMetric(lag), first.registry.getSingleMetric(lag));
+  assert.notEqual(second.registry.getSingleMetric('policy_pool_sync_passes_total'), first.registry.getSingleMetric('policy_pool_sync_passes_total'), 'each daemon counts its own passes');
+  assert.equal(createDaemonMetrics({ defaultMetrics: false }).registry.getSingleMetric(lag), undefined);
+});
+
 test('/readyz is 503 until every source finished a pass, 200 after; /healthz is always 200', async (t) => {
   let release = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));

@@ -28,10 +28,25 @@ export interface DaemonMetrics {
   promoted(source: string): void;
 }
 
+/**
+ * Node's own metrics (prom-client's defaults: CPU, memory, event loop lag, GC), in a registry made once per process:
+ * they describe the process, not a daemon, and their event loop monitor, once enabled, samples until the process
+ * ends. A process that starts more than one daemon (the test suites do) keeps one monitor, not one a daemon.
+ */
+let processMetrics: Registry | undefined;
+
+function processMetricsRegistry(): Registry {
+  if (processMetrics === undefined) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
-  const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const { passes, duration, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(registry);
+  const own = new Registry();
+  const { passes, duration, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(own);
+  const registry = (options.defaultMetrics ?? true) ? Registry.merge([processMetricsRegistry(), own]) : own;
   return {
     registry,
     rollouts(source, held) {
