@@ -99,7 +99,8 @@ function typeCheck() {
  * The default tier's files as a queue that `SHARDS` worker processes take from, one file at a time: a worker that
  * finishes a file takes the next one nobody has taken, so a worker held up by a slow file takes fewer. The queue is
  * `queue.json` (heaviest first: the HEAVY files, then by the size of the compiled file, a rough measure of how much it
- * tests, so the long ones do not start last); a worker takes a file by creating its folder under `claims/`, which only one process can do.
+ * tests, so the long ones do not start last); a worker takes a file by creating its folder under `claims/`, which only
+ * one process can do.
  * Each file runs inside a suite named after it, and a worker takes its next file only when that suite has ended.
  */
 function writeWorkers(names) {
