@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -108,8 +108,11 @@ describe('a set folder too large is refused from its listing', () => {
 
   it(`more than ${MAX_SET_FILES} files, named with their count`, async () => {
     const dir = await dirOf({ 'policy-sets/s/sentinel.hcl': CONFIG, 'policy-sets/s/one.sentinel': NATIVE });
-    mkdirSync(path.join(dir, 'policy-sets/s/many'));
-    for (let i = 0; i < MAX_SET_FILES - 1; i += 1) writeFileSync(path.join(dir, `policy-sets/s/many/f${i}`), '');
+    // One empty file, then hard links to it: each is a file of the folder, and costs the file system no inode of its own.
+    const many = path.join(dir, 'policy-sets/s/many');
+    mkdirSync(many);
+    writeFileSync(path.join(many, 'f0'), '');
+    for (let i = 1; i < MAX_SET_FILES - 1; i += 1) linkSync(path.join(many, 'f0'), path.join(many, `f${i}`));
     const problem = problemFor(await problemsOf(readDeclared(dir)), 'policy-sets/s');
     assert.equal(problem.message, `holds ${MAX_SET_FILES + 1} files; a policy set's folder may hold at most ${MAX_SET_FILES}. Leave files out with .syncignore`);
   });

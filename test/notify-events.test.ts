@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ApiClient } from '../src/api/client.js';
 import { createDaemonMetrics } from '../src/daemon/index.js';
 import { silentLogger } from '../src/logger.js';
@@ -11,11 +10,11 @@ import { SIGNATURE_HEADER } from '../src/notify/index.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { TestEmulator } from './helpers/emulator.js';
+import { publishedSchema } from './helpers/published-schema.js';
 import { startReceiver } from './helpers/receiver.js';
 import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
-import { REPO_ROOT } from './helpers/repo-root.js';
 
 const SECRET = 'hmac-Secret-7';
 
@@ -94,8 +93,7 @@ test('every event reaches a signed webhook and Slack, once per failure streak, w
   assert.equal(slack.received[0]!.path, '/services/T0/B0/xyz');
 
   // schemas/notification.schema.json describes every body.
-  const schema = JSON.parse(await readFile(path.join(REPO_ROOT, 'schemas/notification.schema.json'), 'utf8')) as object;
-  const validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+  const validate = publishedSchema('notification');
   for (const r of hook.received) assert.ok(validate(r.json), `${r.json.event}: ${JSON.stringify(validate.errors)}`);
 
   const exposition = parseExposition(await (await get('/metrics')).text());

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { renderJson, renderSavedPlan } from '../src/output/index.js';
 import { neverPingedPlans, SAVED_RUN } from './helpers/output-plans.js';
+import { publishedSchema } from './helpers/published-schema.js';
 import { useWorld } from './helpers/world.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
@@ -13,8 +14,7 @@ const ROOT = REPO_ROOT;
 let validate: ValidateFunction;
 
 before(async () => {
-  const schema = JSON.parse(await readFile(join(ROOT, 'schemas/plan.schema.json'), 'utf8')) as object;
-  validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+  validate = publishedSchema('plan');
 });
 
 function assertPlan(document: unknown, what: string): void {

@@ -3,12 +3,10 @@
  * fail in, in every format; a plan that tightens nothing reads no run.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { ORG } from './helpers/emulator.js';
-import { REPO_ROOT } from './helpers/repo-root.js';
+import { publishedSchema } from './helpers/published-schema.js';
 import { EVIDENCE_WORKSPACES, s3Repo } from './helpers/evidence.js';
 import { useWorld } from './helpers/world.js';
 
@@ -20,8 +18,7 @@ describe('evidence in a plan that tightens enforcement', () => {
   let advisory: string;
 
   before(async () => {
-    const schema = JSON.parse(await readFile(join(REPO_ROOT, 'schemas/plan.schema.json'), 'utf8')) as object;
-    validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+    validate = publishedSchema('plan');
     const { world } = fixture;
     advisory = await fixture.repo(s3Repo('advisory'));
     const created = await world.cli('--reconcile', advisory);
@@ -107,8 +104,7 @@ describe('a versioned set\'s new content: the levels its runs already show', () 
 
     const json = await world.cli('--dry-run', dir, ['--output', 'json']);
     const document = JSON.parse(json.stdout) as { sources: Array<{ changes: Array<{ name: string; evidence?: unknown }> }> };
-    const schema = JSON.parse(await readFile(join(REPO_ROOT, 'schemas/plan.schema.json'), 'utf8')) as object;
-    const validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+    const validate = publishedSchema('plan');
     assert.ok(validate(document), JSON.stringify(validate.errors));
     assert.deepEqual(document.sources[0]!.changes.find((c) => c.name === 'lib')!.evidence, {
       policies: ['logging', 'public', 'tags'], in_scope: 4, evaluated: 2, failing: ['app-prod', 'data-prod'], passing: 0, not_evaluated: 2,
