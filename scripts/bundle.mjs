@@ -1,7 +1,8 @@
 /**
  * The command line as one JavaScript file per entry point, its runtime dependencies inside, so that
  * `node bundle/policy-pool-sync.mjs …` needs nothing but Node: what the GitHub Action, `npm pack` and `npm install -g`
- * (from the registry or a git URL) run, with no build. The package's version and the JSON schemas are embedded.
+ * (from the registry or a git URL) run, with no build. The package's version is embedded, and the schemas' validators
+ * are compiled in (src/yaml/schema-validators.generated.ts).
  * `bundle/healthcheck.mjs` is the container's HEALTHCHECK; `bundle/hcl-worker.mjs` the HCL parser's worker thread. Built from the TypeScript sources with the esbuild of
  * node_modules (no network); the output is the same bytes for the same sources, which test/bundle.test.ts checks
  * against the committed files. `--metafile FILE` also writes esbuild's account of every input and import (the test
@@ -10,7 +11,7 @@
  *   node scripts/bundle.mjs [OUT_DIR] [--metafile FILE]     (default: bundle/)
  */
 import { build } from 'esbuild';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,14 +20,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({ options: { metafile: { type: 'string' } }, allowPositionals: true });
 const outdir = path.resolve(positionals[0] ?? path.join(root, 'bundle'));
 
-/** The package's version and every schema, in place of src/embedded.ts (which says "nothing embedded"). */
+/** The package's version, in place of src/embedded.ts (which says "nothing embedded"). */
 function embedded() {
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const schemas = {};
-  for (const file of readdirSync(path.join(root, 'schemas')).sort()) {
-    if (file.endsWith('.schema.json')) schemas[file.slice(0, -'.schema.json'.length)] = JSON.parse(readFileSync(path.join(root, 'schemas', file), 'utf8'));
-  }
-  return `export const EMBEDDED = ${JSON.stringify({ version, schemas })};\n`;
+  return `export const EMBEDDED = ${JSON.stringify({ version })};\n`;
 }
 
 const result = await build({

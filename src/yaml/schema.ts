@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { EMBEDDED } from '../embedded.js';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { SourceProblem } from '../errors.js';
 import type { YamlDocument } from './document.js';
 import { pointerPath, type KeyPath } from './key-path.js';
 import { schemaMessage } from './messages.js';
+import * as validators from './schema-validators.generated.js';
 
 /** The published JSON Schemas (draft 2020-12), `schemas/<name>.schema.json`; editors use them to complete the YAML. */
 export type SchemaName = 'config' | 'policy-settings' | 'policy-set' | 'agent-pool' | 'emulator-seed' | 'plan';
@@ -21,37 +20,22 @@ export interface SchemaIssue {
   at: 'value' | 'key';
 }
 
-function schemaUrl(name: SchemaName): URL {
-  return new URL(`../../schemas/${name}.schema.json`, import.meta.url);
-}
-
-/** The two formats the schemas use, checked as the code that reads the values reads them. */
-const FORMATS = {
-  'date-time': (text: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text)),
-  regex: (text: string) => {
-    try {
-      new RegExp(text);
-      return true;
-    } catch {
-      return false;
-    }
-  },
+/**
+ * The validators of the published schemas, compiled ahead of time from `schemas/` by scripts/schema-validators.mjs
+ * (ajv with `allErrors` and `verbose`; test/schema-validators.test.ts fails when they are out of date), so that no
+ * process pays for compiling a schema. The formats are checked by schema-formats.ts.
+ */
+const VALIDATORS: Readonly<Record<SchemaName, validators.SchemaValidator>> = {
+  config: validators.config,
+  'policy-settings': validators.policySettings,
+  'policy-set': validators.policySet,
+  'agent-pool': validators.agentPool,
+  'emulator-seed': validators.emulatorSeed,
+  plan: validators.plan,
 };
 
-const compiled = new Map<SchemaName, ValidateFunction>();
-
-/** The validator of a published schema, compiled once: the schema ships with the package. */
-function validatorFor(name: SchemaName): ValidateFunction {
-  let validate = compiled.get(name);
-  if (validate === undefined) {
-    const schema = EMBEDDED?.schemas[name] ?? (JSON.parse(readFileSync(schemaUrl(name), 'utf8')) as object);
-    // `optimize: false`: ajv's passes over the code it generates take a third of the compile (about 0.2 CPU-seconds
-    // for the six schemas, paid at each start) and make validating documents of this size no faster.
-    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, formats: FORMATS, code: { optimize: false } });
-    validate = ajv.compile(schema);
-    compiled.set(name, validate);
-  }
-  return validate;
+function validatorFor(name: SchemaName): validators.SchemaValidator {
+  return VALIDATORS[name];
 }
 
 /** The errors of `value` against the schema `name` as ajv reports them (with `verbose`), for callers that word them their own way. */
