@@ -35,9 +35,12 @@ function functionLengths(file: string): Array<{ name: string; line: number; line
   return found;
 }
 
+/** Written by a person: not a `.generated.ts` file (ajv's validators, written by scripts/schema-validators.mjs). */
+const handWritten = (name: string) => name.endsWith('.ts') && !name.endsWith('.generated.ts');
+
 test(`no function of src/ is over ${MAX_LINES} lines`, () => {
   const src = path.join(REPO_ROOT, 'src');
-  const files = readdirSync(src, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+  const files = readdirSync(src, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && handWritten(e.name)).map((e) => path.join(e.parentPath, e.name));
   const long = files.flatMap((file) => functionLengths(file).filter((f) => f.lines > MAX_LINES).map((f) => `${path.relative(REPO_ROOT, file)}:${f.line} ${f.name} (${f.lines} lines)`));
   assert.deepEqual(long, []);
 });
