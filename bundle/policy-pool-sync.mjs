@@ -20103,15 +20103,12 @@ var init_schema_validators_generated = __esm({
 });
 
 // src/yaml/schema.ts
-function validatorFor(name) {
-  return VALIDATORS[name];
-}
 function schemaErrors(name, value2) {
-  const validate = validatorFor(name);
+  const validate = VALIDATORS[name];
   return validate(value2) ? [] : [...validate.errors ?? []];
 }
 function schemaIssues(name, value2) {
-  const validate = validatorFor(name);
+  const validate = VALIDATORS[name];
   if (validate(value2)) return [];
   const errors = (validate.errors ?? []).filter((error) => error.keyword !== "if");
   return keepTypeErrorsAlone(withoutBranchErrors(errors)).map(toIssue);

@@ -34,19 +34,15 @@ const VALIDATORS: Readonly<Record<SchemaName, validators.SchemaValidator>> = {
   plan: validators.plan,
 };
 
-function validatorFor(name: SchemaName): validators.SchemaValidator {
-  return VALIDATORS[name];
-}
-
 /** The errors of `value` against the schema `name` as ajv reports them (with `verbose`), for callers that word them their own way. */
 export function schemaErrors(name: SchemaName, value: unknown): ErrorObject[] {
-  const validate = validatorFor(name);
+  const validate = VALIDATORS[name];
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
 /** Every way `value` breaks the schema `name`, one issue per mistake. */
 export function schemaIssues(name: SchemaName, value: unknown): SchemaIssue[] {
-  const validate = validatorFor(name);
+  const validate = VALIDATORS[name];
   if (validate(value)) return [];
   // An `if` error ("must match "then" schema") only repeats what the branch's own errors say.
   const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'if');
