@@ -3,9 +3,11 @@
  * such, no log record that repeats the plan, and readable log lines in CI (JSON only when asked for).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli, type CliRun } from './helpers/cli.js';
+import { runCli, startCli, type CliRun } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { writeTree } from './helpers/temp-tree.js';
 import { useWorld } from './helpers/world.js';
@@ -92,6 +94,42 @@ describe('the one-shot modes as a person reads them', () => {
       for (const line of lines) assert.ok(!line.startsWith('{'), `a readable line, not JSON: ${line}`);
       assert.doesNotMatch(applied.stderr, /change applied|plan made|api requests/);
     });
+  }
+
+  /**
+   * With `--output markdown` or `json`, stdout is data (`plan=$(…)`, a file the Action posts): a refused token is on
+   * stderr in plain words whatever stdout is, once there, and once in the Markdown.
+   */
+  const REFUSED = /^error: reading the live state of organization example-org failed: the API refused the token \(.*401.*\): check API_TOKEN/m;
+  const destinationsOfStdout = {
+    /** The built binary, its stdout a real pipe, as `$(…)` and a CI step's capture give it. */
+    pipe: (argv: string[], env: Record<string, string>) => startCli(argv, { env }).done,
+    /** stdout a file (`> plan.md`). */
+    file: async (argv: string[], env: Record<string, string>) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'pps-stdout-'));
+      try {
+        return await runCli(argv, { env, stdoutFile: path.join(dir, 'plan') });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    terminal: (argv: string[], env: Record<string, string>) => runCli(argv, { env, terminal: true }),
+  };
+  for (const output of ['markdown', 'json']) {
+    for (const [stdout, runWith] of Object.entries(destinationsOfStdout)) {
+      it(`--output ${output}, stdout a ${stdout}: an error is on stderr in plain words, once`, async () => {
+        const { world } = fixture;
+        const dir = await fixture.repo({ [`policies/refused-${output}-${stdout}.native`]: 'main = rule { true }\n' });
+        const argv = ['--dry-run', '--output', output, '--source-dir', dir, '--organization', ORG, '--api-url', world.url];
+        const refused = await runWith(argv, { API_TOKEN: 'not-the-token', LOG_LEVEL: 'error', STATE_DIR: world.stateDir });
+        assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+        // On a terminal, the progress line is cleared before each line written above it.
+        assert.match(refused.stderr.replace(/\r?\x1b\[2K/g, '\n'), REFUSED);
+        assert.equal(refused.stderr.split('the API refused the token').length - 1, 1, `once on stderr:\n${refused.stderr}`);
+        assert.equal(refused.stdout.split('the API refused the token').length - 1, 1, `once in the ${output} on stdout:\n${refused.stdout}`);
+        assert.doesNotMatch(refused.stdout + refused.stderr, /not-the-token/);
+      });
+    }
   }
 
   it('in CI, LOG_FORMAT=json keeps JSON lines', async () => {

@@ -47,9 +47,10 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   // A person at a terminal or reading a CI log reads the plan, the progress line and the summary: the records that
   // repeat them (the plan made, each change applied, the request counts) are debug there, info in JSON logs.
   const forReader = (io.logFormat ?? logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env))) === 'pretty';
-  // A plan read as it is written (a terminal, a pager, a CI log) already shows each error: stderr repeats them only
-  // for a plan that goes to a file or is JSON, whose reader sees stderr alone.
-  const planOnScreen = args.output !== 'json' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
+  // A text plan read as it is written (a terminal, a pager, a CI log) already shows each error: stderr repeats them
+  // only for a text plan that goes to a file. Markdown and JSON on stdout are data (`plan=$(… --output markdown)`, a
+  // file the Action posts): whatever stdout is, each error is also on stderr in plain words.
+  const planOnScreen = args.output === 'text' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
   const outcomes: PassOutcome[] = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, openSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { runCommandLine } from '../../src/cli/main.js';
@@ -20,6 +21,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** In-process runs only: stdout and stderr say they are a terminal (`isTTY`), as a person's are. @default false */
   terminal?: boolean;
+  /** In-process runs only: stdout is this file, opened for writing (`> FILE`); `stdout` is what it then holds. */
+  stdoutFile?: string;
 }
 
 /** The environment of a run: PATH, no colour, and a cache folder (the state dir of flags-only runs) in its working directory. */
@@ -56,6 +59,12 @@ export function startCli(args: string[], options: CliOptions = {}): { child: Chi
   return { child, done };
 }
 
+/** A file opened for writing, as a shell's `> FILE` gives it (its descriptor known at once); `text` ends it and reads it. */
+function fileStream(file: string): { stream: Writable; text(): Promise<string> } {
+  const stream = createWriteStream(file, { fd: openSync(file, 'w') });
+  return { stream, text: () => new Promise<void>((ended) => stream.end(ended)).then(() => readFileSync(file, 'utf8')) };
+}
+
 /** A stream that keeps what is written to it. */
 function capture(): { stream: Writable; text(): string } {
   const chunks: string[] = [];
@@ -82,10 +91,10 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
  * code null, as a killed child would be.
  */
 async function runInProcess(args: string[], options: CliOptions): Promise<CliRun> {
-  const stdout = capture();
+  const stdout = options.stdoutFile === undefined ? capture() : fileStream(options.stdoutFile);
   const stderr = capture();
   if (options.terminal === true) for (const stream of [stdout.stream, stderr.stream]) Object.assign(stream, { isTTY: true, columns: 120 });
-  const result = (code: number | null): CliRun => ({ code, stdout: stdout.text(), stderr: stderr.text() });
+  const result = async (code: number | null): Promise<CliRun> => ({ code, stdout: await stdout.text(), stderr: stderr.text() });
   return inProcessState(options.cwd, async () => {
     const run = runCommandLine(args, {
       stdout: stdout.stream as unknown as NodeJS.WriteStream,
