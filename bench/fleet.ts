@@ -176,7 +176,7 @@ async function fleet(size: number): Promise<void> {
 
     // /healthz, one request at a time, from the moment the daemon listens until every first pass ended.
     let slowest = 0;
-    let firstAnswer: number | null = null;
+    let firstAnswer = null as number | null;
     let asked = 0;
     let polling = true;
     const poller = (async () => {

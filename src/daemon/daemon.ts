@@ -194,9 +194,9 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
       stateDir: config.stateDir,
       codeCache: await caches.forOrganization(source.organization),
       runCache: await runCaches.forOrganization(source.organization),
+      // Only this source's organization: a pass never writes another organization's files.
       saveCodeCache: async () => {
-        await caches.save();
-        await runCaches.save();
+        await Promise.all([caches.saveOrganization(source.organization), runCaches.saveOrganization(source.organization)]);
       },
       api: options.api,
       concurrency: config.api.concurrency,

@@ -1,8 +1,12 @@
 /**
  * Caches kept in the state dir one file per organization (the code cache, the evidence cache): each read from its file
  * on first use and written back, whole and atomically, when it changed. A failed write is a warning, never an error.
+ * A file is written once per change of its cache: never two writes of it at once, and the saves asked for while one
+ * is under way are one write after it (coalesced-writes.ts), so passes of many sources ending together cost one write
+ * per organization, not one per organization per pass.
  */
 import path from 'node:path';
+import { coalescedWrites, type CoalescedWrite } from '../coalesced-writes.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { organizationFileName, writeStateText } from '../state-dir.js';
@@ -13,6 +17,8 @@ export interface OrganizationCaches<C> {
   forOrganization(organization: string): Promise<C>;
   /** Writes every cache that changed since it was read or last written. A failed write is a warning, never an error. */
   save(): Promise<void>;
+  /** Writes the organization's cache if it changed since it was read or last written (the end of a pass of one of its sources). */
+  saveOrganization(organization: string): Promise<void>;
 }
 
 export interface OrganizationCachesOptions<C> {
@@ -34,13 +40,33 @@ interface Loaded<C> {
   cache: C;
   file: string;
   savedRevision: number;
+  /** Writes the cache if its revision moved; one write at a time, the requests meanwhile coalesced. */
+  save: CoalescedWrite;
 }
 
 export function openOrganizationCaches<C>(options: OrganizationCachesOptions<C>): OrganizationCaches<C> {
   const loaded = new Map<string, Promise<Loaded<C>>>();
   const load = async (organization: string): Promise<Loaded<C>> => {
     const file = path.join(options.folder, organizationFileName(organization));
-    return { cache: await options.load(options.persist ? file : null, organization), file, savedRevision: 0 };
+    const entry: Loaded<C> = {
+      cache: await options.load(options.persist ? file : null, organization), file, savedRevision: 0,
+      save: coalescedWrites(async () => {
+        const revision = options.revision(entry.cache);
+        if (revision === entry.savedRevision) return;
+        try {
+          await writeStateText(entry.file, options.serialize(organization, entry.cache));
+          entry.savedRevision = revision;
+        } catch (error) {
+          options.logger.warn({ file: entry.file, error: errorMessage(error) }, options.writeFailed);
+        }
+      }),
+    };
+    return entry;
+  };
+  const saveOrganization = async (organization: string): Promise<void> => {
+    const pending = loaded.get(organization);
+    if (!options.persist || pending === undefined) return;
+    await (await pending).save();
   };
   return {
     forOrganization(organization) {
@@ -49,19 +75,9 @@ export function openOrganizationCaches<C>(options: OrganizationCachesOptions<C>)
       return entry.then((l) => l.cache);
     },
     async save() {
-      if (!options.persist) return;
-      for (const [organization, pending] of loaded) {
-        const entry = await pending;
-        const revision = options.revision(entry.cache);
-        if (revision === entry.savedRevision) continue;
-        try {
-          await writeStateText(entry.file, options.serialize(organization, entry.cache));
-          entry.savedRevision = revision;
-        } catch (error) {
-          options.logger.warn({ file: entry.file, error: errorMessage(error) }, options.writeFailed);
-        }
-      }
+      await Promise.all([...loaded.keys()].map(saveOrganization));
     },
+    saveOrganization,
   };
 }
 

@@ -1,3 +1,4 @@
+import { coalescedWrites } from '../coalesced-writes.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateJson, stateDirLayout, writeStateText } from '../state-dir.js';
@@ -23,18 +24,18 @@ export async function openPassHistory(stateDir: string, source: string, logger: 
     return null;
   });
   const passes: PassRecord[] = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
-  let writing = Promise.resolve();
+  // One write at a time, of the newest passes when it starts: an older snapshot never lands after a newer one, and
+  // passes ending while a write is under way are one more write after it.
+  const write = coalescedWrites(async () => {
+    const text = `${JSON.stringify({ source, passes } satisfies HistoryFile)}\n`;
+    await writeStateText(file, text).catch((error: unknown) => logger.warn({ file, error: errorMessage(error) }, 'cannot save the pass history'));
+  });
   return {
     passes,
     add(record) {
       passes.unshift(record);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const text = `${JSON.stringify({ source, passes } satisfies HistoryFile)}\n`;
-      // Writes are chained, so an older snapshot never lands after a newer one.
-      writing = writing.then(() =>
-        writeStateText(file, text).catch((error: unknown) => logger.warn({ file, error: errorMessage(error) }, 'cannot save the pass history')),
-      );
-      return writing;
+      return write();
     },
   };
 }
