@@ -45,8 +45,8 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
 
     const starting = await ci(rollout);
     assert.match(starting, /policy "s3-encryption": rollout starts: held at advisory until 2 clean runs, at most 0 failing workspaces; then hard-mandatory/);
-    // The pull request that adds the rollout shows whom the level it rolls out to would block.
-    assert.match(starting, /\+ rollout = "held since [^"]+"\n {8}# evidence \(30 days\): fails in 1 of 4 workspaces in scope \(app-prod\); 1 pass; 2 never evaluated it\n {8}# ! would block runs in app-prod\n/);
+    // The pull request that adds the rollout shows the level it holds now, and whom the level it rolls out to would block.
+    assert.match(starting, /\+ rollout = "held since [^"]+"\n {8}# evidence \(30 days\): fails in 1 of 4 workspaces in scope \(app-prod\); 1 pass; 2 never evaluated it\n {8}# held at advisory by its rollout; promotion to hard-mandatory would block runs in app-prod\n/);
     assert.equal(await level(), 'advisory');
     const started = await record();
     assert.equal(started?.state, 'held');

@@ -2,12 +2,14 @@ import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/ty
 import { plainFields } from '../plan/plain-fields.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import { sourceErrors, summarize } from './describe.js';
+import { holdOf, planWarnings } from './enforcement-words.js';
+import type { ChangeEvidence } from '../plan/evidence.js';
 
 /** A change's fields as the JSON plan shows them: code as its digest, size and lines. */
 export const jsonFields = plainFields;
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
-function jsonChange(change: Change): unknown {
+function jsonChange(change: Change, rollouts: readonly RolloutStatus[]): unknown {
   const fields = jsonFields(change);
   return {
     resource: change.resource,
@@ -17,8 +19,14 @@ function jsonChange(change: Change): unknown {
     reason: change.reason,
     fields,
     ...((change.resource === 'policy-set' || change.resource === 'agent-pool') && change.scope !== undefined ? { scope: change.scope } : {}),
-    ...(change.evidence === undefined ? {} : { evidence: change.evidence }),
+    ...(change.evidence === undefined ? {} : { evidence: jsonEvidence(change, change.evidence, rollouts) }),
   };
+}
+
+/** A change's evidence; held by a rollout, with `held_at`: the level applied now (its `blocking` is then whom promotion would block). */
+function jsonEvidence(change: Change, evidence: ChangeEvidence, rollouts: readonly RolloutStatus[]): unknown {
+  const hold = holdOf(change, rollouts);
+  return hold === null || evidence.blocking.length === 0 ? evidence : { ...evidence, held_at: hold.start };
 }
 
 /** A rollout as the JSON plan shows it (schemas/plan.schema.json `rollout`). */
@@ -51,12 +59,13 @@ export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = 
     format_version: '1',
     sources: plans.map((source, index) => {
       const results = new Map((options.results?.[index] ?? []).map((r) => [r.change, r]));
+      const rollouts = source.plan?.rollouts ?? [];
       const changes = (source.plan?.changes ?? []).map((change) => {
-        if (options.results === undefined) return jsonChange(change);
+        if (options.results === undefined) return jsonChange(change, rollouts);
         const found = results.get(change);
         const outcome = found?.outcome ?? 'skipped';
         result[outcome] += 1;
-        return { ...(jsonChange(change) as object), outcome, message: found === undefined ? NOT_APPLIED : found.message };
+        return { ...(jsonChange(change, rollouts) as object), outcome, message: found === undefined ? NOT_APPLIED : found.message };
       });
       return {
         name: source.name,
@@ -64,7 +73,7 @@ export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = 
         revision: source.revision,
         changes,
         ...((source.plan?.rollouts ?? []).length === 0 ? {} : { rollouts: source.plan!.rollouts!.map(jsonRollout) }),
-        warnings: [...(source.plan?.warnings ?? [])],
+        warnings: source.plan === null ? [] : planWarnings(source.plan),
         errors: [...sourceErrors(source)],
       };
     }),

@@ -1,5 +1,7 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { blockingLine, evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { blockLine, blockSummary, blockSummaryLine, holdOf, planWarnings, visibleBlock } from './enforcement-words.js';
+import type { RolloutStatus } from '../plan/rollout.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
 import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
@@ -34,12 +36,14 @@ export function markerLine(plans: readonly SourcePlan[]): string {
  */
 export function renderMarkdown(plans: readonly SourcePlan[], context: MarkdownContext = {}): string {
   const deletions = summarize(plans).delete;
+  const blocks = blockSummaryLine(plans);
   const head = [
     markerLine(plans),
     '## policy-pool-sync plan',
     '',
     ...contextLines(context),
     ...(deletions > 0 ? [`**⚠ ${count(deletions, 'deletion')}**`, ''] : []),
+    ...(blocks === null ? [] : [`**${blockSummary(plans).changes > 0 ? '⛔' : '⏸'} ${escapeText(blocks)}**`, '']),
     ...closingLines(plans, 'below').flatMap((line) => [`**${line}**`, '']),
     ...countsTable(plans),
     '',
@@ -97,20 +101,20 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   if (errors.length > 0) {
     listings.push({ title: ['**Errors**', ''], items: errors.map((e) => ({ brief: `- ❌ ${escapeText(clip(e, 1000))}` })), footer: [''] });
   }
+  const rollouts = plan?.rollouts ?? [];
   for (const action of ORDER) {
     const changes = (plan?.changes ?? []).filter((c) => c.action === action);
     if (changes.length === 0) continue;
     listings.push({
       title: [`#### ${GROUP[action]} (${changes.length})`, ''],
-      items: changes.map((c) => ({ brief: briefLine(c), full: () => fullItem(c) })),
+      items: changes.map((c) => ({ brief: briefLine(c, rollouts), full: () => fullItem(c, rollouts) })),
       footer: [''],
     });
   }
-  const rollouts = plan?.rollouts ?? [];
   if (rollouts.length > 0) {
     listings.push({ title: [`#### Rollouts (${rollouts.length})`, ''], items: rollouts.map((r) => ({ brief: `- ${escapeText(clip(rolloutLine(r), 1000))}` })), footer: [''] });
   }
-  const warnings = plan?.warnings ?? [];
+  const warnings = plan === null ? [] : planWarnings(plan);
   if (warnings.length > 0) {
     listings.push({
       title: [`<details><summary>⚠️ ${count(warnings.length, 'warning')}</summary>`, ''],
@@ -121,27 +125,32 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   return { header, listings };
 }
 
-/** One line: the action, the resource and the reason. */
-function briefLine(change: Change): string {
+/** One line: the action, the resource, the reason and whom it blocks. */
+function briefLine(change: Change, rollouts: readonly RolloutStatus[]): string {
   const id = change.id === null ? '' : ` (${inlineCode(change.id)})`;
-  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}${evidenceItems(change).map((l) => `\n${l}`).join('')}`;
+  const block = visibleBlock(change, rollouts);
+  const blocks = block === null ? '' : ` **${escapeText(block)}**`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}${blocks}${evidenceItems(change, rollouts).map((l) => `\n${l}`).join('')}`;
 }
 
 /** Under a change that tightens enforcement: its evidence, and the workspaces it would block, in bold. */
-function evidenceItems(change: Change): string[] {
+function evidenceItems(change: Change, rollouts: readonly RolloutStatus[]): string[] {
   if (change.evidence === undefined) return [];
-  const blocking = blockingLine(change.evidence);
+  const hold = holdOf(change, rollouts);
+  const blocking = blockLine(change.evidence, hold);
   return [
     `  - ${escapeText(evidenceLine(change.evidence))}`, ...levelLines(change.evidence).map((line) => `  - ${escapeText(line)}`),
-    ...(blocking === null ? [] : [`  - ⛔ **${escapeText(blocking)}**`]),
+    ...(blocking === null ? [] : [hold === null ? `  - ⛔ **${escapeText(blocking)}**` : `  - ⏸ **${escapeText(blocking)}**`]),
   ];
 }
 
 /** The same line opening a `<details>` with each field's before and after, and the code diff. */
-function fullItem(change: Change): string {
+function fullItem(change: Change, rollouts: readonly RolloutStatus[]): string {
   const id = change.id === null ? '' : ` (<code>${escapeHtml(change.id)}</code>)`;
-  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
-  const lines = [`- <details><summary>${summary}</summary>`, '', ...evidenceItems(change)];
+  const block = visibleBlock(change, rollouts);
+  const blocks = block === null ? '' : ` <b>${escapeHtml(block)}</b>`;
+  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}${blocks}`;
+  const lines = [`- <details><summary>${summary}</summary>`, '', ...evidenceItems(change, rollouts)];
   for (const [name, field] of shownFields(change)) {
     if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
     else if (change.action === 'create' || (field.before === null && change.action !== 'delete')) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);

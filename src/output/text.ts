@@ -1,6 +1,8 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
-import { blockingLine, evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { blockLine, holdOf, planWarnings } from './enforcement-words.js';
+import type { RolloutStatus } from '../plan/rollout.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -19,7 +21,7 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   if (plan === null) lines.push(`  ${p.red(noPlanLine(source))}`, '');
   else if (plan.changes.length === 0 && noChangeLine(source) !== null) lines.push(`  ${noChangeLine(source)}`, '');
   for (const change of plan?.changes ?? []) {
-    pushAll(lines, renderChange(change, p));
+    pushAll(lines, renderChange(change, plan?.rollouts ?? [], p));
     lines.push('');
   }
   const rollouts = plan?.rollouts ?? [];
@@ -28,7 +30,7 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
     for (const rollout of rollouts) lines.push(`  - ${printable(rolloutLine(rollout))}`);
     lines.push('');
   }
-  const warnings = plan?.warnings ?? [];
+  const warnings = plan === null ? [] : planWarnings(plan);
   if (warnings.length > 0) {
     lines.push(p.yellow('Warnings:'));
     for (const warning of warnings) lines.push(`  - ${printable(warning)}`);
@@ -104,7 +106,7 @@ function diffLine(line: string, p: Palette): string {
 }
 
 /** One change as a Terraform-like block: a comment with the reason, the resource heading, its fields, a code diff. */
-function renderChange(change: Change, p: Palette): string[] {
+function renderChange(change: Change, rollouts: readonly RolloutStatus[], p: Palette): string[] {
   const shown = printable(change.name);
   const lines = [
     p.bold(`  # ${change.resource} "${shown}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
@@ -126,8 +128,9 @@ function renderChange(change: Change, p: Palette): string[] {
   if (change.evidence !== undefined) {
     lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
     for (const line of levelLines(change.evidence)) lines.push(`        # ${printable(line)}`);
-    const blocking = blockingLine(change.evidence);
-    if (blocking !== null) lines.push(p.red(`        # ! ${printable(blocking)}`));
+    const hold = holdOf(change, rollouts);
+    const blocking = blockLine(change.evidence, hold);
+    if (blocking !== null) lines.push(hold === null ? p.red(`        # ! ${printable(blocking)}`) : p.yellow(`        # ${printable(blocking)}`));
   }
   lines.push('    }');
   return lines;
