@@ -54,6 +54,8 @@ export function commentMarker(body: string, source: string): string {
 
 /** Creates the source's plan comment on the pull request, or updates the one that is already there. */
 export async function upsertStickyComment(options: StickyCommentOptions): Promise<StickyCommentResult> {
+  // A blank plan (a run that printed nothing) never replaces the comment: the last plan stays until one says why it went.
+  if (options.body.replace(MARKER, '').trim() === '') throw new Error('the plan is empty: the pull request\'s comment is left as it was');
   const marker = commentMarker(options.body, options.source);
   const body = fitBody(options.body.startsWith(marker) ? options.body : `${marker}\n${options.body}`);
   const repo = `${options.apiUrl.replace(/\/+$/, '')}/repos/${options.repository}`;

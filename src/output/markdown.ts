@@ -92,7 +92,7 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   const { plan } = source;
   const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
   const header = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
-  if (plan === null) header.push(`**${noPlanLine(source)}**`, '');
+  if (plan === null) header.push(`**${noPlanLine(source)}** This replaces the plan shown here before, which is no longer current; the errors below say why.`, '');
   else if (plan.changes.length === 0 && noChangeLine(source) !== null) header.push(`${noChangeLine(source)}`, '');
   if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header.push(keptLine(plan.keptUndeclared ?? 0), '');
 
