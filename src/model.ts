@@ -131,7 +131,7 @@ export interface LivePool {
   excludedWorkspaceIds: string[];
   /** `ws-` ids of the workspaces that use the pool now: while any does, the service refuses to delete it. */
   workspaceIds: string[];
-  /** Filled only for pools whose declaration asks for agent clean-up. */
+  /** Filled for pools whose declaration asks for agent clean-up, and for every pool when the pass reads pool health. */
   agents: LiveAgent[];
 }
 

@@ -13,7 +13,7 @@ import { readLive } from './live/read-live.js';
 import { DEFAULT_EVIDENCE, planWithEvidence, type EvidenceSettings } from './live/evidence-stage.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
-import type { LivePolicySet, LiveState } from './model.js';
+import type { LivePolicySet, LivePool, LiveState } from './model.js';
 import { resolveNames } from './plan/names.js';
 import { matchPolicies, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
@@ -72,6 +72,8 @@ export interface PassRequest {
   runCache?: RunCache;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
+  /** The daemon's pool health: the live read takes every pool's agents, and the outcome gives the pools as read (`pools`). @default false */
+  poolHealth?: boolean;
   /**
    * A saved plan of this source (`--reconcile --plan FILE`): its changes are applied, and nothing else, provided every
    * live resource and declaration it was planned against is unchanged and the plan made now holds each identical
@@ -90,6 +92,8 @@ export interface PassOutcome {
   ok: boolean;
   /** The declared policy sets as this pass read them live, before any write (null: none yet); absent without a plan. */
   policySets?: Array<{ name: string; live: LivePolicySet | null }>;
+  /** With `poolHealth`: the organization's pools and their agents as this pass read them, before any write; absent without a plan. */
+  pools?: LivePool[];
 }
 
 /**
@@ -135,7 +139,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   try {
     live = await readLive({
       api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache, prune: request.prune ?? source.prune,
-      onCodeProgress: (done, total) => progress('downloading', done, total),
+      onCodeProgress: (done, total) => progress('downloading', done, total), ...(request.poolHealth === true ? { poolHealth: true } : {}),
     });
   } catch (error) {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
@@ -148,12 +152,13 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));
+  const pools = request.poolHealth === true ? { pools: live.pools } : {};
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
   const quiet = plan.changes.length === 0 && plan.errors.length === 0;
   logger[quiet ? 'debug' : (request.appliedLogLevel ?? 'info')]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
-    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0, policySets };
+    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0, policySets, ...pools };
   }
 
   let done = 0;
@@ -183,7 +188,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     },
   });
   const failures = applyFailures(results, request, session);
-  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
+  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets, ...pools };
 }
 
 /** What an apply came to, as the plan's errors: each failed change, and the changes a stop or the pass's end left unstarted. */

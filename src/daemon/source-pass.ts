@@ -8,7 +8,7 @@ import { declaredUnchanged, type Notifier } from '../notify/index.js';
 import { fightWarning, type FightDetector } from '../operations/fight-detector.js';
 import type { DaemonMetrics } from '../operations/metrics.js';
 import type { TriggerReason } from '../operations/pass-record.js';
-import { readPoolHealth } from '../operations/pool-health.js';
+import { poolHealth, readPoolHealth } from '../operations/pool-health.js';
 import { passSetVersions, readSetVersions } from '../operations/policy-set-versions.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { passErrors } from '../output/index.js';
@@ -99,7 +99,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
       {
         source, dir, revision, api: session.api, logger: ctx.logger, env: ctx.env, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
         ...(ctx.runCache === undefined ? {} : { runCache: ctx.runCache }),
-        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
+        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, poolHealth: true, onProgress: (p) => {
           if (p.phase === 'applying') writes.applying();
           progress.update(p);
         },
@@ -119,8 +119,8 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
   current.outcome = outcome;
   logNotApplied(log, outcome, stop);
   recordPlan(ctx, outcome);
-  // Only after a pass that reached the API: the pools' health costs a request per pool.
-  if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api);
+  // Only after a pass that reached the API.
+  if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api, outcome);
   await checkSets(ctx, session.api, outcome);
   if (outcome.ok && !current.windowClosed) {
     status.lastAppliedRevision = revision;
@@ -192,10 +192,15 @@ function noteFights(ctx: PassContext, planned: PassOutcome['results'][number]['c
   ctx.metrics.fighting(ctx.source.name, ctx.status.fighting.length);
 }
 
-/** The organization's pools and agents after a successful pass, for /status, the page and the metrics; a failed read is logged, not a failure. */
-async function checkPools(ctx: PassContext, api: PolicyApi): Promise<void> {
+/**
+ * The organization's pools and agents after a successful pass, for /status, the page and the metrics: as the pass read
+ * them (no request of its own), read again (the pool list and each pool's agents) only after a pass that changed a pool
+ * or an agent. A failed read is logged, not a failure.
+ */
+async function checkPools(ctx: PassContext, api: PolicyApi, outcome: PassOutcome): Promise<void> {
+  const wrote = outcome.results.some((r) => (r.change.resource === 'agent-pool' || r.change.resource === 'agent') && r.outcome !== 'skipped');
   try {
-    const pools = await readPoolHealth(api, ctx.source.organization);
+    const pools = outcome.pools !== undefined && !wrote ? poolHealth(outcome.pools) : await readPoolHealth(api, ctx.source.organization);
     ctx.status.pools = pools;
     for (const pool of pools) {
       ctx.metrics.poolHealth(ctx.source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (ctx.now().getTime() - Date.parse(pool.newestPingAt)) / 1000);

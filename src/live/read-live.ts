@@ -26,6 +26,11 @@ export interface ReadLiveOptions {
   prune?: boolean;
   /** Called when the number of policies whose code must be checked is known (unless none is), then after each is checked. */
   onCodeProgress?: (done: number, total: number) => void;
+  /**
+   * The daemon's pool health: the pools are listed with the workspaces that use them and every pool's agents are read,
+   * so that health needs no request of its own after a pass that changed no pool. @default only the agents of pools with agent clean-up
+   */
+  poolHealth?: boolean;
 }
 
 /**
@@ -48,7 +53,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // Policy sets are read only by a source that declares one, names one by name, or prunes: the others never touch them.
   const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !hasIdShape('policy-set', entry)) === true);
   const [listed, poolList, setList] = await Promise.all([
-    failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
+    failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization, options.poolHealth === true ? { includeWorkspaces: true } : {})),
     readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),
   ]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
@@ -59,6 +64,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // Each live resource is read against the declaration the planner will pair it with (plan/pairs.ts).
   const declaredOf = new Map(matchPolicies(declared.policies, policies).flatMap((m) => (m.live === null || m.declared === null ? [] : [[m.live, m.declared] as const])));
   const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
+  const readsAgents = (pool: AgentPool) => options.poolHealth === true || cleanedUp.has(pool);
   const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
   if (total > 0) options.onCodeProgress?.(done, total);
@@ -69,7 +75,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
     return result;
   };
   // The few agent lists first: they do not wait behind the downloads.
-  const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, readsAgents(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   const withParameters = new Set((declared.policySets ?? []).filter((set) => set.parameters !== null).map((set) => set.name));
   const readSet = async (set: PolicySet): Promise<LivePolicySet> => ({

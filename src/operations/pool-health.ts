@@ -16,21 +16,31 @@ export interface PoolHealth {
   warning: string | null;
 }
 
-/** Reads the organization's pools and their agents (one request per pool). */
+/** What pool health reads of a pool: its name, the workspaces that use it, its agents. */
+export interface PoolWithAgents {
+  name: string;
+  workspaceIds: readonly string[];
+  agents: ReadonlyArray<{ status: string; lastPingAt: string | null }>;
+}
+
+/** Reads the organization's pools (with the workspaces that use them) and their agents (one request per pool). */
 export async function readPoolHealth(api: PolicyApi, organization: string): Promise<PoolHealth[]> {
   const { pools } = await api.listAgentPools(organization, { includeWorkspaces: true });
-  return Promise.all(
-    pools.map(async (pool): Promise<PoolHealth> => {
-      const agents = await api.listAgents(pool.id);
-      const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length])) as Record<AgentStatus, number>;
-      const pings = agents.map((a) => a.lastPingAt).filter((p): p is string => p !== null && !Number.isNaN(Date.parse(p)));
-      const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p) => Date.parse(p)))).toISOString();
-      const workspaces = new Set(pool.workspaceIds).size;
-      const able = counts.idle + counts.busy;
-      const warning = workspaces > 0 && able === 0
-        ? `agent pool "${pool.name}" has ${count(workspaces, 'workspace')} attached, and no idle or busy agent (${count(agents.length, 'agent')} in all): their runs cannot start`
-        : null;
-      return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
-    }),
-  );
+  return poolHealth(await Promise.all(pools.map(async (pool) => ({ ...pool, agents: await api.listAgents(pool.id) }))));
+}
+
+/** The health of pools as read (a pass's own read of the pools and their agents, or `readPoolHealth`'s). */
+export function poolHealth(pools: readonly PoolWithAgents[]): PoolHealth[] {
+  return pools.map((pool): PoolHealth => {
+    const { agents } = pool;
+    const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length])) as Record<AgentStatus, number>;
+    const pings = agents.map((a) => a.lastPingAt).filter((p): p is string => p !== null && !Number.isNaN(Date.parse(p)));
+    const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p) => Date.parse(p)))).toISOString();
+    const workspaces = new Set(pool.workspaceIds).size;
+    const able = counts.idle + counts.busy;
+    const warning = workspaces > 0 && able === 0
+      ? `agent pool "${pool.name}" has ${count(workspaces, 'workspace')} attached, and no idle or busy agent (${count(agents.length, 'agent')} in all): their runs cannot start`
+      : null;
+    return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
+  });
 }
