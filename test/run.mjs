@@ -17,6 +17,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { compile } from './compile.mjs';
+import { printFailures } from './failure-summary.mjs';
 
 /**
  * The files whose tests must start real processes and wait on real time: a real etcd, the bundle copied where there is
@@ -72,6 +73,18 @@ const SHARD_TIMEOUT = '--test-timeout=900000';
 const root = path.resolve(import.meta.dirname, '..');
 const built = path.join(root, '.test-build');
 const tier = process.argv[2] ?? 'default';
+
+/**
+ * node --test's own reporter (spec on a terminal, TAP otherwise, as it chooses when given none), and beside it one
+ * line per failed test into `failures.jsonl` (test/failure-summary.mjs), printed as the run's last lines.
+ */
+const failures = path.join(built, 'failures.jsonl');
+const REPORTERS = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(root, 'test/failure-summary.mjs')}`,
+  `--test-reporter-destination=${failures}`,
+];
 
 const testFiles = (dir) =>
   readdirSync(path.join(root, dir))
@@ -197,15 +210,17 @@ if (tier === 'default') {
   const names = testFiles('test').filter((name) => !E2E.includes(name));
   const shards = writeWorkers(names.filter((name) => !ALONE.includes(name)));
   const alone = names.filter((name) => ALONE.includes(name)).map((name) => `.test-build/test/${name}.test.js`);
-  const tests = await node([...NODE_TEST, SHARD_TIMEOUT, `--test-concurrency=${shards.length + alone.length}`, ...shards, ...alone]);
+  const tests = await node([...NODE_TEST, ...REPORTERS, SHARD_TIMEOUT, `--test-concurrency=${shards.length + alone.length}`, ...shards, ...alone]);
   const check = await checked;
   if (process.env['TEST_PROFILE'] === '1') printProfile();
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
+  process.stdout.write(printFailures(failures));
   code = tests === 0 && check.code === 0 ? 0 : 1;
 } else if (tier === 'e2e' || tier === 'pipeline') {
   await compile();
   const files = tier === 'e2e' ? E2E.map((name) => `.test-build/test/${name}.test.js`) : testFiles('test/pipeline').map((name) => `.test-build/test/pipeline/${name}.test.js`);
-  code = await node([...NODE_TEST, FILE_TIMEOUT, '--test-concurrency=2', ...files]);
+  code = await node([...NODE_TEST, ...REPORTERS, FILE_TIMEOUT, '--test-concurrency=2', ...files]);
+  process.stdout.write(printFailures(failures));
 } else {
   process.stderr.write(`unknown tier "${tier}": node test/run.mjs [e2e|pipeline]\n`);
   code = 2;
