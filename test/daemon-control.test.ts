@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { HTTP_LIMITS } from '../src/daemon/index.js';
 import { spawnCli } from './helpers/cli.js';
-import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { newStateDir, recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { TestEmulator } from './helpers/emulator.js';
@@ -22,7 +22,7 @@ async function controlDaemon(t: TestContext, options: { env?: NodeJS.ProcessEnv;
   const api = options.api ?? (await TestEmulator.start());
   if (options.api === undefined) t.after(() => api.close());
   const dir = options.dir ?? (await tempTree(t, smallRepo()));
-  const stateDir = options.stateDir ?? path.join(await tempTree(t, {}, 'pps-state-'), 'state');
+  const stateDir = options.stateDir ?? (await newStateDir(t));
   const daemon = await spawnDaemon(
     t,
     { api: { url: api.url }, 'state-dir': stateDir, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },

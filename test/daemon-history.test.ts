@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { SourceStatus } from '../src/daemon/index.js';
+import { newStateDir } from './helpers/daemon-state-dir.js';
 import { spawnDaemon } from './helpers/daemon-process.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
@@ -26,7 +27,7 @@ test('the pass history survives a restart, names what each pass changed, and a f
   const api = await TestEmulator.start();
   t.after(() => api.close());
   const dir = await tempTree(t, smallRepo());
-  const stateDir = path.join(await tempTree(t, {}), 'state');
+  const stateDir = await newStateDir(t);
   const first = await start(t, api, dir, stateDir);
   await waitFor('the start-up pass', async () => ((await historyOf(first)).history?.length === 1 ? true : undefined));
   await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: [not, valid]\n');
@@ -62,7 +63,7 @@ test('a corrupt history file is ignored with a warning naming it', async (t) => 
   const api = await TestEmulator.start();
   t.after(() => api.close());
   const dir = await tempTree(t, smallRepo());
-  const stateDir = path.join(await tempTree(t, {}), 'state');
+  const stateDir = await newStateDir(t);
   await mkdir(path.join(stateDir, 'history'), { recursive: true });
   await writeFile(path.join(stateDir, 'history', 'local.json'), '{"source":"local","passes":[{"trunc');
   const daemon = await start(t, api, dir, stateDir);

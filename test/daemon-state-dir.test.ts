@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
-import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { test } from 'node:test';
+import { newStateDir, recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { runCli } from './helpers/cli.js';
 import { gitRepo } from './helpers/git-repo.js';
 import { smallRepo } from './helpers/repos.js';
@@ -18,9 +18,6 @@ async function hugeFile(file: string, bytes: number): Promise<void> {
   await handle.close();
 }
 
-async function stateDirOf(t: TestContext): Promise<string> {
-  return path.join(await tempTree(t, {}), 'state');
-}
 
 test('an unreadable record of suspended sources stops the start, naming the file; no source resumes', async (t) => {
   const cases: Array<[string, (stateDir: string) => Promise<string>, RegExp]> = [
@@ -49,7 +46,7 @@ test('an unreadable record of suspended sources stops the start, naming the file
     }, /is 314572800 bytes, more than the 1048576/],
   ];
   for (const [what, make, reason] of cases) {
-    const stateDir = await stateDirOf(t);
+    const stateDir = await newStateDir(t);
     const file = await make(stateDir);
     const { calls, pass } = recordingPass();
     await assert.rejects(startTestDaemon(t, { sources: [testSource('local', { path: await tempTree(t) })], pass, stateDir }), (error: Error) => {
@@ -64,7 +61,7 @@ test('an unreadable record of suspended sources stops the start, naming the file
 });
 
 test('a suspension whose record cannot be saved is an error answer, and the CLI exits non-zero', async (t) => {
-  const stateDir = await stateDirOf(t);
+  const stateDir = await newStateDir(t);
   const { pass } = recordingPass();
   const { daemon } = await startTestDaemon(t, { sources: [testSource('local', { path: await tempTree(t) })], pass, stateDir, env: { CONTROL_TOKEN: CONTROL } });
   await daemon.whenIdle();
@@ -86,7 +83,7 @@ test('a suspension whose record cannot be saved is an error answer, and the CLI 
 test('a suspension in the old place is moved to its folder and kept; state files are group-writable whatever the umask', async (t) => {
   const umask = process.umask(0o022);
   t.after(() => process.umask(umask));
-  const stateDir = await stateDirOf(t);
+  const stateDir = await newStateDir(t);
   await mkdir(stateDir, { recursive: true });
   await writeFile(path.join(stateDir, 'suspended.json'), '{"suspended":{"local":"2026-11-20T10:00:00.000Z"}}\n');
   const { calls, pass } = recordingPass();
@@ -108,7 +105,7 @@ test('a suspension in the old place is moved to its folder and kept; state files
 });
 
 test('a huge history file is not read: a warning names it and the history starts afresh', async (t) => {
-  const stateDir = await stateDirOf(t);
+  const stateDir = await newStateDir(t);
   const file = path.join(stateDir, 'history', 'local.json');
   await hugeFile(file, 300 * 1024 * 1024);
   const { pass } = recordingPass();
@@ -124,7 +121,7 @@ test('a huge history file is not read: a warning names it and the history starts
 test('a git source named "history" has its checkout in the git folder; other sources\' history is kept', async (t) => {
   const repo = await gitRepo(t);
   await repo.commit(smallRepo());
-  const stateDir = await stateDirOf(t);
+  const stateDir = await newStateDir(t);
   const { pass } = recordingPass();
   const local = await tempTree(t, smallRepo());
   const { daemon } = await startTestDaemon(t, {

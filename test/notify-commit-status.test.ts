@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { spawnCli } from './helpers/cli.js';
 import { spawnDaemon } from './helpers/daemon-process.js';
+import { newStateDir } from './helpers/daemon-state-dir.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { gitRepo } from './helpers/git-repo.js';
 import { startReceiver } from './helpers/receiver.js';
@@ -26,7 +27,7 @@ test('a one-shot --reconcile sets GitHub and GitLab commit statuses on the revis
   const config = path.join(work, 'sync.yaml');
   await writeFile(config, stringify({
     api: { url: api.url },
-    'state-dir': path.join(work, 'state'),
+    'state-dir': await newStateDir(t),
     sources: [{ name: 'platform', organization: 'example-org', git: { url: repo.dir, ref: 'main', path: 'declared' } }],
     notifications: [
       { name: 'gh', type: 'github-status', 'url-env': 'GH_REPO', 'secret-env': 'GH_TOKEN', 'status-url': 'https://sync.example.com/status.html' },

@@ -11,6 +11,9 @@ import { startDaemon, type AuthLimits, type DaemonMetrics, type HttpLimits, type
 import type { Elector } from '../../src/leader/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { captureLogs, type CapturedLogs } from './logs.js';
+import { stoppedWithTest } from './daemon-state-dir.js';
+
+export { newStateDir } from './daemon-state-dir.js';
 
 /** A source that no schedule tick will trigger during a test. */
 export function testSource(name: string, overrides: Partial<SourceConfig>): SourceConfig {
@@ -98,8 +101,9 @@ export async function startTestDaemon(
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });
+  const stop = stoppedWithTest(t, () => daemon.stop());
   t.after(async () => {
-    await daemon.stop();
+    await stop();
     if (options.stateDir === undefined) await rm(config.stateDir, { recursive: true, force: true });
   });
   return {

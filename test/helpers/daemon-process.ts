@@ -1,3 +1,4 @@
+import { stoppedWithTest } from './daemon-state-dir.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -67,7 +68,7 @@ export async function spawnDaemon(t: TestContext, config: Record<string, unknown
   // Registered before the temp folder's removal, so the daemon is stopped before its state dir is removed (after
   // hooks run in the order they were added): a daemon still writing its history would make the removal fail.
   let stop: () => Promise<void> = () => Promise.resolve();
-  t.after(() => stop());
+  t.after(stoppedWithTest(t, () => stop()));
   const dir = await tempTree(t, {}, 'pps-config-');
   const file = path.join(dir, 'daemon.yaml');
   // A second of grace for a pass in flight at a stop (SHUTDOWN_TIMEOUT or the test's config give more): the stop at
