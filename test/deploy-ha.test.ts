@@ -15,7 +15,8 @@ import { buildKustomization, findManifest as find, objectList, podSpec, restrict
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const NAME = 'policy-pool-sync';
-const LABELS = { 'app.kubernetes.io/name': NAME };
+const LABELS = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME, 'app.kubernetes.io/part-of': NAME };
+const SELECTOR = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME };
 
 const field = <T>(manifest: Manifest, key: string) => manifest[key] as T;
 
@@ -64,15 +65,16 @@ describe('deploy/ha', () => {
     type Spread = { topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> }; matchLabelKeys?: string[] };
     const spread = pod['topologySpreadConstraints'] as Spread[];
     const byNode = spread.find((c) => c.topologyKey === 'kubernetes.io/hostname');
-    assert.deepEqual(byNode, { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: spec.template.metadata.labels }, matchLabelKeys: ['pod-template-hash'] });
-    for (const constraint of spread) assert.deepEqual(constraint.labelSelector.matchLabels, spec.template.metadata.labels);
+    assert.deepEqual(byNode, { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: SELECTOR }, matchLabelKeys: ['pod-template-hash'] });
+    for (const constraint of spread) assert.deepEqual(constraint.labelSelector.matchLabels, SELECTOR);
     assert.equal(pod['affinity'], undefined, 'the spread constraints replace the preferred anti-affinity');
   });
 
   it('keeps one replica through a drain: the PodDisruptionBudget selects the pods and leaves fewer than all', () => {
     const spec = field<{ minAvailable: number; selector: { matchLabels: Record<string, string> } }>(find(manifests, 'PodDisruptionBudget', NAME), 'spec');
     const template = field<{ replicas: number; template: { metadata: { labels: Record<string, string> } } }>(deployment, 'spec');
-    assert.deepEqual(spec.selector.matchLabels, template.template.metadata.labels);
+    assert.deepEqual(spec.selector.matchLabels, SELECTOR);
+    assert.deepEqual(template.template.metadata.labels, LABELS);
     assert.equal(spec.minAvailable, 1);
     assert.ok(spec.minAvailable < template.replicas, 'a drain could never evict a pod');
   });
@@ -113,5 +115,47 @@ describe('deploy/ha', () => {
     assert.equal(leaderAddress(config, 'http://0.0.0.0:8080'), 'http://10.1.2.3:8080', 'a port changed in the base follows');
     const role = find(manifests, 'Role', `${NAME}-leader-election`);
     assert.ok(JSON.stringify(field(role, 'rules')).includes(`"resourceNames":["${config.leaderElection?.leaseName}"]`), 'the Role names the lease the daemon holds');
+  });
+});
+
+describe('two installs in one namespace', () => {
+  /** Each selector of an install, beside what it selects: the pods, or for the ServiceMonitor the Service. */
+  function selectors(manifests: Manifest[]): Array<{ where: string; selector: Record<string, string>; selects: 'pods' | 'service' }> {
+    const found: Array<{ where: string; selector: Record<string, string>; selects: 'pods' | 'service' }> = [];
+    const walk = (value: unknown, where: string, selects: 'pods' | 'service'): void => {
+      if (typeof value !== 'object' || value === null) return;
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'matchLabels' && !where.includes('namespaceSelector')) found.push({ where, selector: inner as Record<string, string>, selects });
+        else walk(inner, `${where}.${key}`, selects);
+      }
+    };
+    for (const manifest of manifests) {
+      const where = `${manifest.kind} ${manifest.metadata.name}`;
+      const spec = manifest['spec'] as { selector?: unknown } | undefined;
+      if (manifest.kind === 'Service') found.push({ where, selector: spec?.selector as Record<string, string>, selects: 'pods' });
+      else walk(spec, where, manifest.kind === 'ServiceMonitor' ? 'service' : 'pods');
+    }
+    return found;
+  }
+  const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
+  const targets = (manifests: Manifest[]) => {
+    const deployment = manifests.find((m) => m.kind === 'Deployment')!;
+    return {
+      pods: field<{ template: { metadata: { labels: Record<string, string> } } }>(deployment, 'spec').template.metadata.labels,
+      service: manifests.find((m) => m.kind === 'Service')!.metadata.labels ?? {},
+    };
+  };
+
+  it('as docs/daemon.md shows the second: each selector of each selects its own pods (its own Service), never the other\'s', async () => {
+    const first = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/first-install'));
+    const second = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/second-install'));
+    for (const [own, other] of [[first, second], [second, first]] as const) {
+      const found = selectors(own);
+      assert.ok(found.length >= 8, `the Deployment's, the Service's, the NetworkPolicy's two, the PDB's, two spread constraints and the ServiceMonitor's: ${found.map((s) => s.where).join(', ')}`);
+      for (const { where, selector, selects } of found) {
+        assert.ok(matches(selector, targets(own)[selects]), `${where} selects its own install's ${selects}`);
+        assert.ok(!matches(selector, targets(other)[selects]), `${where} does not select the other install's ${selects}`);
+      }
+    }
   });
 });

@@ -26,7 +26,9 @@ import { REPO_ROOT } from './helpers/repo-root.js';
 import { tempTree } from './helpers/temp-tree.js';
 
 const NAME = 'policy-pool-sync';
-const LABELS = { 'app.kubernetes.io/name': NAME };
+/** Every object's labels, as Argo CD's and Flux's install manifests give theirs, and what every selector selects by. */
+const LABELS = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME, 'app.kubernetes.io/part-of': NAME };
+const SELECTOR = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME };
 
 /** A field of the Dockerfile's last stage: its ENV value, or the JSON array of an instruction. */
 async function dockerfile(): Promise<{ env: (name: string) => string | undefined; array: (instruction: string) => string[]; user: string | undefined }> {
@@ -87,11 +89,11 @@ describe('deploy/base', () => {
 
   it('selects its own pods: the Deployment and the Service select the pod template labels', () => {
     const deployment = find(manifests, 'Deployment', NAME)['spec'] as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } }; replicas: number };
-    assert.deepEqual(deployment.selector.matchLabels, LABELS);
+    assert.deepEqual(deployment.selector.matchLabels, SELECTOR);
     assert.deepEqual(deployment.template.metadata.labels, LABELS);
     assert.equal(deployment.replicas, 1);
     const service = find(manifests, 'Service', NAME)['spec'] as { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string }> };
-    assert.deepEqual(service.selector, LABELS);
+    assert.deepEqual(service.selector, SELECTOR);
     assert.deepEqual(service.ports.map((p) => p.targetPort), ['http']);
   });
 
@@ -175,12 +177,13 @@ describe('deploy/base', () => {
     const spec = find(manifests, 'NetworkPolicy', NAME)['spec'] as { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: Array<{ from?: unknown; ports: Array<{ port: string | number; protocol: string }> }> };
     // No rule without `from` (that would admit every pod of every namespace), and none admitting a namespace by itself.
     assert.deepEqual(spec.ingress.map((rule) => rule.from), [[
-      { podSelector: { matchLabels: LABELS } },
+      { podSelector: { matchLabels: SELECTOR } },
       { namespaceSelector: { matchLabels: { 'policy-pool-sync.io/webhook': 'true' } } },
       { namespaceSelector: { matchLabels: { 'policy-pool-sync.io/metrics': 'true' } } },
     ]]);
     const template = (find(manifests, 'Deployment', NAME)['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template;
-    assert.deepEqual(spec.podSelector.matchLabels, template.metadata.labels);
+    assert.deepEqual(spec.podSelector.matchLabels, SELECTOR);
+    assert.deepEqual(template.metadata.labels, LABELS);
     assert.deepEqual(spec.policyTypes, ['Ingress']);
     assert.deepEqual(spec.ingress.flatMap((rule) => rule.ports), [{ port: 'http', protocol: 'TCP' }]);
     assert.deepEqual(container.ports?.map((p) => p.name), ['http'], 'the container serves one port, the one let in');
@@ -215,7 +218,7 @@ describe('deploy/monitoring', () => {
 
   it("scrapes the Service's port with the status token, which both Prometheus and the daemon require (prometheus-operator never reads optional)", () => {
     const spec = find(manifests, 'ServiceMonitor', NAME)['spec'] as { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string; authorization: { type: string; credentials: Record<string, unknown> } }> };
-    assert.deepEqual(spec.selector.matchLabels, LABELS);
+    assert.deepEqual(spec.selector.matchLabels, SELECTOR);
     const ports = (find(manifests, 'Service', NAME)['spec'] as { ports: Array<{ name: string }> }).ports.map((p) => p.name);
     const container = podSpec(find(manifests, 'Deployment', NAME))!.containers[0]!;
     const statusToken = container.env?.find((e) => e.name === 'STATUS_TOKEN')?.valueFrom?.secretKeyRef;
