@@ -5,8 +5,8 @@
  * type-only imports included.
  */
 const LAYERS = [
-  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker', 'hcl-outline'],
-  ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http', 'policy-set-config-schema'],
+  ['embedded', 'path-inside', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker', 'hcl-outline'],
+  ['logger', 'version', 'yaml', 'cron', 'state-dir', 'state-seal', 'http', 'policy-set-config-schema'],
   ['signals', 'progress', 'config'],
   ['api', 'declared', 'leader'],
   ['plan', 'source', 'live'],

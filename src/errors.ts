@@ -63,12 +63,15 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A file of the state dir was not read: too large, unreadable, or not what the daemon writes there (`corrupt`). */
+/**
+ * A file of the state dir was not read: too large, unreadable, not what the daemon writes there (`corrupt`), or not
+ * sealed by this tool for this API and owner (`unsealed`, `state-seal.ts`).
+ */
 export class StateFileError extends Error {
   override name = 'StateFileError';
   constructor(
     readonly file: string,
-    readonly reason: 'too-large' | 'unreadable' | 'corrupt',
+    readonly reason: 'too-large' | 'unreadable' | 'corrupt' | 'unsealed',
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -84,14 +84,20 @@ export async function readStateText(file: string, maxBytes: number): Promise<str
 
 /**
  * A JSON state file that `check` accepts, or null when it does not exist; throws a StateFileError as readStateText
- * does, and (`corrupt`) for a file that is not JSON (a truncated write) or that `check` refuses.
+ * does, (`unsealed`) for a file whose seal `open` refuses (it returns the text within the seal, or null: the state
+ * dir's one rule, `state-seal.ts`), and (`corrupt`) for a file that is not JSON (a truncated write) or that `check`
+ * refuses.
  */
-export async function readStateJson<T>(file: string, maxBytes: number, check: (value: unknown) => value is T): Promise<T | null> {
+export async function readStateJson<T>(
+  file: string, maxBytes: number, check: (value: unknown) => value is T, open: (text: string) => string | null,
+): Promise<T | null> {
   const text = await readStateText(file, maxBytes);
   if (text === null) return null;
+  const opened = open(text);
+  if (opened === null) throw new StateFileError(file, 'unsealed', `${file} was not written by this tool for this API (its seal does not match: another API token or URL, or a file from elsewhere)`);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(opened);
   } catch (error) {
     throw new StateFileError(file, 'corrupt', `${file} is not valid JSON (truncated, or written by something else): ${(error as Error).message}`, { cause: error });
   }

@@ -5,11 +5,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCodeCache, MAX_SET_CONTENTS } from '../src/live/code-cache.js';
 import { openCodeCacheStore } from '../src/live/code-cache-file.js';
+import { stateSeal, withoutSeal } from '../src/state-seal.js';
 import { captureLogs } from './helpers/logs.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
 import { ORG } from './helpers/emulator.js';
 import { useWorld, type World } from './helpers/world.js';
 
+const SEAL = stateSeal('cache-test-token', 'http://127.0.0.1/api/v2');
 const DIGEST_A = 'a'.repeat(64);
 const DIGEST_B = 'b'.repeat(64);
 
@@ -59,17 +61,17 @@ describe('the code cache file', () => {
 
   it('keeps what one run learnt for the next', async () => {
     const { logger } = captureLogs();
-    const first = openCodeCacheStore({ stateDir, logger, persist: true });
+    const first = openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true });
     (await first.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
     await first.save();
-    const second = openCodeCacheStore({ stateDir, logger, persist: true });
+    const second = openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true });
     assert.equal((await second.forOrganization('acme')).get('pol-1', 't1'), DIGEST_A);
     assert.equal((await second.forOrganization('other')).get('pol-1', 't1'), undefined, 'one file per organization');
   });
 
   it('keeps the files of each set content seen, the 32 seen last; seeing one again changes nothing to save; a file without them still reads', async () => {
     const { logger } = captureLogs();
-    const first = openCodeCacheStore({ stateDir, logger, persist: true });
+    const first = openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true });
     const cache = await first.forOrganization('sets');
     const files = [{ path: 'sentinel.hcl', sha256: DIGEST_A }, { path: 'policies/a.sentinel', sha256: DIGEST_B }];
     cache.rememberSetFiles(DIGEST_A, files);
@@ -81,16 +83,16 @@ describe('the code cache file', () => {
     cache.rememberSetFiles(DIGEST_A, files);
     assert.equal(cache.revision, revision, 'a content seen again is no change: an idle daemon writes nothing');
 
-    const second = await openCodeCacheStore({ stateDir, logger, persist: true }).forOrganization('sets');
+    const second = await openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true }).forOrganization('sets');
     assert.deepEqual(second.setFiles(DIGEST_A), files);
     assert.equal([...second.setContents()].length, MAX_SET_CONTENTS);
 
     const file = path.join(stateDir, '.code-cache', (await readdir(path.join(stateDir, '.code-cache'))).find((n) => n.startsWith('sets-'))!);
-    const old = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    const old = JSON.parse(withoutSeal(await readFile(file, 'utf8'))) as Record<string, unknown>;
     delete old['sets'];
-    await writeFile(file, JSON.stringify(old));
+    await writeFile(file, SEAL.seal({ purpose: 'code cache', owner: 'sets' }, JSON.stringify(old)));
     const { logger: quiet, lines } = captureLogs();
-    const older = await openCodeCacheStore({ stateDir, logger: quiet, persist: true }).forOrganization('sets');
+    const older = await openCodeCacheStore({ stateDir, logger: quiet, seal: SEAL, persist: true }).forOrganization('sets');
     assert.equal(older.setFiles(DIGEST_A), undefined);
     assert.deepEqual(lines, [], 'a file written before sets were kept is no damage');
   });
@@ -106,14 +108,15 @@ describe('the code cache file', () => {
     ['a misplaced file (another organization\'s)', (text: string) => text.replace('"organization":"acme"', '"organization":"acme-other"')],
   ] as const) {
     it(`${what} is ignored with one warning and rebuilt`, async () => {
-      const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true });
+      const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, seal: SEAL, persist: true });
       (await seed.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
       await seed.save();
       const file = await cacheFile();
-      await writeFile(file, damage(await readFile(file, 'utf8')));
+      // Damaged within its seal: the entries' own checks refuse it.
+      await writeFile(file, SEAL.seal({ purpose: 'code cache', owner: 'acme' }, damage(withoutSeal(await readFile(file, 'utf8')))));
 
       const { logger, lines } = captureLogs();
-      const store = openCodeCacheStore({ stateDir, logger, persist: true });
+      const store = openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true });
       const cache = await store.forOrganization('acme');
       await store.forOrganization('acme');
       assert.equal(cache.size, 0, 'nothing of the damaged file is used');
@@ -122,21 +125,43 @@ describe('the code cache file', () => {
       await store.save();
 
       const { logger: quiet, lines: after } = captureLogs();
-      const rebuilt = await openCodeCacheStore({ stateDir, logger: quiet, persist: true }).forOrganization('acme');
+      const rebuilt = await openCodeCacheStore({ stateDir, logger: quiet, seal: SEAL, persist: true }).forOrganization('acme');
       assert.equal(rebuilt.get('pol-2', 't2'), DIGEST_B);
       assert.deepEqual(after, []);
     });
   }
 
+  for (const [what, forge] of [
+    ['a well-formed file with no seal (committed by a repo, or an older version\'s)', (text: string) => withoutSeal(text)],
+    ['a file sealed with another token', (text: string) => stateSeal('another-token', 'http://127.0.0.1/api/v2').seal({ purpose: 'code cache', owner: 'acme' }, withoutSeal(text))],
+    ['a file sealed for another API', (text: string) => stateSeal('cache-test-token', 'https://elsewhere.example/api/v2').seal({ purpose: 'code cache', owner: 'acme' }, withoutSeal(text))],
+    ['a file sealed for another organization', (text: string) => SEAL.seal({ purpose: 'code cache', owner: 'acme-other' }, withoutSeal(text))],
+    ['a file sealed as another kind of state', (text: string) => SEAL.seal({ purpose: 'evidence cache', owner: 'acme' }, withoutSeal(text))],
+    ['a sealed file whose entry was changed', (text: string) => text.replace(DIGEST_A, DIGEST_B)],
+  ] as const) {
+    it(`${what} is a miss, with one warning`, async () => {
+      const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, seal: SEAL, persist: true });
+      (await seed.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
+      await seed.save();
+      const file = await cacheFile();
+      await writeFile(file, forge(await readFile(file, 'utf8')));
+      const { logger, lines } = captureLogs();
+      const cache = await openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true }).forOrganization('acme');
+      assert.equal(cache.get('pol-1', 't1'), undefined, 'nothing of the file is used');
+      assert.equal(cache.size, 0);
+      assert.deepEqual(lines.filter((l) => l.includes('not written by this tool')).length, 1, lines.join(''));
+    });
+  }
+
   it('two writers at once leave a whole file, and no temporary file behind', async () => {
-    const stores = Array.from({ length: 8 }, () => openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true }));
+    const stores = Array.from({ length: 8 }, () => openCodeCacheStore({ stateDir, logger: captureLogs().logger, seal: SEAL, persist: true }));
     await Promise.all(stores.map(async (store, n) => {
       const cache = await store.forOrganization('busy');
       for (let i = 0; i < 20_000 - n * 2_000; i += 1) cache.set(`pol-${n}-${i}`, 't', DIGEST_A);
     }));
     await Promise.all(stores.map((store) => store.save()));
     const { logger, lines } = captureLogs();
-    const read = await openCodeCacheStore({ stateDir, logger, persist: true }).forOrganization('busy');
+    const read = await openCodeCacheStore({ stateDir, logger, seal: SEAL, persist: true }).forOrganization('busy');
     assert.deepEqual(lines, [], 'the file is whole');
     assert.ok(stores.some((_, n) => read.size === 20_000 - n * 2_000), 'the last writer wins whole');
     assert.deepEqual((await readdir(path.join(stateDir, '.code-cache'))).filter((n) => n.endsWith('.tmp')), []);
@@ -145,7 +170,7 @@ describe('the code cache file', () => {
   it('without persistence nothing is read or written', async () => {
     const file = await cacheFile();
     const before = await readFile(file, 'utf8');
-    const store = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: false });
+    const store = openCodeCacheStore({ stateDir, logger: captureLogs().logger, seal: SEAL, persist: false });
     const cache = await store.forOrganization('acme');
     assert.equal(cache.size, 0);
     cache.set('pol-new', 't', DIGEST_A);

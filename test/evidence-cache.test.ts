@@ -16,6 +16,7 @@ import { silentLogger } from '../src/logger.js';
 import { organizationFileName, stateDirLayout } from '../src/state-dir.js';
 import type { Seed } from '../src/emulator/index.js';
 import { startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
+import { stateSeal, withoutSeal } from '../src/state-seal.js';
 import { captureLogs } from './helpers/logs.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { ORG as DAEMON_ORG, TestEmulator } from './helpers/emulator.js';
@@ -23,6 +24,7 @@ import { EVIDENCE_WORKSPACES, s3Repo } from './helpers/evidence.js';
 import { tempTree } from './helpers/temp-tree.js';
 
 const ORG = 'acme';
+const SEAL = stateSeal('cache-test-token', 'http://127.0.0.1/api/v2');
 const NOW = Date.parse('2026-11-27T12:00:00.000Z');
 const at = (hoursAgo: number): string => new Date(NOW - hoursAgo * 3_600_000).toISOString();
 const WORKSPACES = [{ id: 'ws-one', name: 'one' }, { id: 'ws-two', name: 'two' }];
@@ -53,7 +55,7 @@ describe('the evidence cache in the state dir', () => {
   after(() => f.close());
 
   it('is read after a restart: finished runs cost no request, the run under way is read again', async () => {
-    const first = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
+    const first = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), seal: SEAL, persist: true });
     const cold = await read(await first.forOrganization(ORG));
     // The organization's list, one request per finished run, and two for each under way (its outcomes and its evaluations).
     assert.deepEqual([cold.requests, cold.cachedRuns], [1 + 6 + 2 * 2, 0]);
@@ -61,7 +63,7 @@ describe('the evidence cache in the state dir', () => {
     assert.deepEqual([waiting?.createdAt, waiting?.outcome, waiting?.finished], [at(0.5), 'failed', false]);
     await first.save();
     await f.emulator.clearRequests();
-    const second = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
+    const second = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), seal: SEAL, persist: true });
     const warm = await read(await second.forOrganization(ORG));
     assert.deepEqual([warm.requests, warm.cachedRuns], [1 + 2 * 2, 6]);
     const paths = (await f.emulator.requests()).map((request) => request.path.split('?')[0] ?? '');
@@ -71,14 +73,14 @@ describe('the evidence cache in the state dir', () => {
 
   it('stays under its byte bound, keeping the runs used last', async () => {
     const stateDir = path.join(f.tempDir, 'bounded');
-    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), persist: true, maxBytes: 1_200 });
+    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), seal: SEAL, persist: true, maxBytes: 1_200 });
     const cache = await store.forOrganization(ORG);
     await read(cache);
     await store.save();
     const file = path.join(stateDirLayout(stateDir).evidenceCache, organizationFileName(ORG));
     const text = await readFile(file, 'utf8');
     assert.ok(Buffer.byteLength(text) <= 1_200, `${Buffer.byteLength(text)} bytes`);
-    const kept = (JSON.parse(text) as { runs: Array<{ runId: string }> }).runs.map((run) => run.runId);
+    const kept = (JSON.parse(withoutSeal(text)) as { runs: Array<{ runId: string }> }).runs.map((run) => run.runId);
     const used = [...cache.entries()].map((run) => run.runId);
     assert.ok(kept.length > 0 && kept.length < used.length);
     assert.deepEqual(kept, used.slice(-kept.length));
@@ -91,9 +93,9 @@ describe('the evidence cache in the state dir', () => {
     const file = path.join(folder, organizationFileName(ORG));
     const entry = { runId: 'run-../../x', workspaceId: 'ws-one', createdAt: at(1), status: 'applied', finished: true, evaluations: [], outcomes: [], setErrors: [] };
     for (const text of ['{"format":', JSON.stringify({ format: 'policy-pool-sync evidence cache', version: 1, organization: ORG, runs: [entry] })]) {
-      await writeFile(file, text);
+      await writeFile(file, SEAL.seal({ purpose: 'evidence cache', owner: ORG }, text));
       const { logger, lines } = captureLogs();
-      const cache = await openEvidenceCacheStore({ stateDir, logger, persist: true }).forOrganization(ORG);
+      const cache = await openEvidenceCacheStore({ stateDir, logger, seal: SEAL, persist: true }).forOrganization(ORG);
       assert.equal(cache.size, 0);
       assert.ok(lines.some((line) => line.includes('the evidence cache file is corrupt')), lines.join('\n'));
     }
@@ -101,7 +103,7 @@ describe('the evidence cache in the state dir', () => {
 
   it('writes nothing without persistence', async () => {
     const stateDir = path.join(f.tempDir, 'cold');
-    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), persist: false });
+    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), seal: SEAL, persist: false });
     await read(await store.forOrganization(ORG));
     await store.save();
     await assert.rejects(readdir(stateDir), { code: 'ENOENT' });

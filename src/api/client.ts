@@ -20,6 +20,7 @@ import type { RunApi } from './run-types.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
 import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
+import { stateSeal, type StateSeal } from '../state-seal.js';
 import { userAgent } from '../version.js';
 import type {
   Agent, AgentPool, AgentPoolList, CreateAgentPoolInput, CreatePolicyInput, CreatePolicySetInput,
@@ -125,6 +126,11 @@ export class ApiClient implements PolicyApi {
 
   stats(): ApiClientStats {
     return this.transport.stats();
+  }
+
+  /** The state dir's seal for this API and token (see `PolicyApi.stateSeal`). */
+  stateSeal(): StateSeal {
+    return stateSeal(this.options.token, this.options.baseUrl);
   }
 
   /** HMAC-SHA256 (hex) of `text` keyed with the API token (see `PolicyApi.keyedDigest`). */

@@ -1,6 +1,7 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 import type { StreamedBody } from './http-types.js';
+import type { StateSeal } from '../state-seal.js';
 import type { RunApi } from './run-types.js';
 
 export interface Policy {
@@ -123,6 +124,11 @@ export interface PolicyApi extends PolicySetApi {
    * holder of the token can check a guess against. Absent on an API that holds no token.
    */
   keyedDigest?(text: string): string;
+  /**
+   * The seal of the state dir's files, keyed from the API token and URL (`state-seal.ts`): what a repo cannot forge.
+   * Absent on an API that holds no token; the state dir then trusts nothing another process wrote.
+   */
+  stateSeal?(): StateSeal;
   /**
    * The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). Called on an API
    * bound already, its requests end once either signal aborts, and count for the first one's `reached`.

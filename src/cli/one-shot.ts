@@ -53,8 +53,10 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const planOnScreen = args.output === 'text' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
   const outcomes: PassOutcome[] = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
-  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
-  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
+  // What the state dir's files must carry to be read back: a seal keyed from the API token (state-seal.ts).
+  const seal = api.stateSeal();
+  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, seal, persist: !args.noCache });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger: io.logger, seal, persist: !args.noCache });
   const dirs = new Map<string, string>();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
   const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));

@@ -4,6 +4,7 @@
  * Decisions only; `declared/sensitive-values.ts` reads what they allow.
  */
 import path from 'node:path';
+import { isInside } from '../path-inside.js';
 import { ownSecretSources } from './secrets.js';
 import type { ParameterAllowance } from './types.js';
 
@@ -36,15 +37,9 @@ export function envRefusal(name: string, allowance: ParameterAllowance): string 
   return `{env: ${name}} is not allowed: the operator allows what a parameter may read (${ALLOW_ENV} ${name}, or parameters.env in the config)`;
 }
 
-/** Whether `file` is `folder` or inside it (both absolute and normalised). */
-export function isUnder(file: string, folder: string): boolean {
-  const relative = path.relative(folder, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
 /** Whether `file` (absolute) is, or is inside, one of the files and folders this tool never lets a parameter read. */
 export function isNeverReadable(file: string, allowance: ParameterAllowance): boolean {
-  return [...NO_PARAMETERS.reserved.files, ...allowance.reserved.files].some((reserved) => isUnder(file, reserved));
+  return [...NO_PARAMETERS.reserved.files, ...allowance.reserved.files].some((reserved) => isInside(reserved, file));
 }
 
 /** A refusal's advice for a file when the operator allowed no folder. */

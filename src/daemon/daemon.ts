@@ -24,6 +24,7 @@ import { endpointSecrets } from '../server/endpoint-secrets.js';
 import { hostRule } from '../server/request-origin.js';
 import { createDeliveryLog } from '../server/webhook-deliveries.js';
 import { openSuspensions, type Suspensions } from '../operations/suspensions.js';
+import { processSeal, type StateSeal } from '../state-seal.js';
 import { windowProblem } from '../operations/sync-windows.js';
 import type { Elector } from '../leader/index.js';
 import { leadershipStatus, standbyGate, standbyReadiness } from '../server/standby.js';
@@ -99,17 +100,19 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const leading = () => election === null || election.leading;
   metrics.leader(election === null);
   checkSyncWindows(config);
-  const suspensions = await openSuspensions(config.stateDir, logger);
+  // What the state dir's files must carry to be read back: a seal keyed from the API token (state-seal.ts).
+  const seal = options.api.stateSeal?.() ?? processSeal();
+  const suspensions = await openSuspensions(config.stateDir, logger, seal);
   const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
   const notifier = createNotifier({
     config, env: options.env, logger, redact, onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
     ...(options.notificationLimits === undefined ? {} : { limits: options.notificationLimits }),
   });
-  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
-  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
+  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, seal, persist: options.noCache !== true });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger, seal, persist: options.noCache !== true });
 
   const standby = standbyGate(election, logger, { forwardToLoopback: config.leaderElection?.forwardToLoopback === true });
-  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches, runCaches });
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches, runCaches, seal });
   const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -181,17 +184,20 @@ interface RunnerShared {
   caches: CodeCacheStore;
   /** The evidence caches: the findings of finished runs, one per organization. */
   runCaches: EvidenceCacheStore;
+  /** The state dir's seal (state-seal.ts). */
+  seal: StateSeal;
 }
 
 /** One runner per source, in the config's order. */
 async function startRunners(options: StartDaemonOptions, shared: RunnerShared): Promise<Map<string, SourceRunner>> {
   const { config, logger } = options;
-  const { metrics, suspensions, notifier, redact, leading, caches, runCaches } = shared;
+  const { metrics, suspensions, notifier, redact, leading, caches, runCaches, seal } = shared;
   const runners = new Map<string, SourceRunner>();
   for (const source of config.sources) {
     const runner = await startSourceRunner({
       source,
       stateDir: config.stateDir,
+      seal,
       codeCache: await caches.forOrganization(source.organization),
       runCache: await runCaches.forOrganization(source.organization),
       // Only this source's organization: a pass never writes another organization's files.

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { passReport, type Notifier } from '../notify/index.js';
 import { createFightDetector } from '../operations/fight-detector.js';
 import { openPassHistory, type PassHistory } from '../operations/history-file.js';
+import type { StateSeal } from '../state-seal.js';
 import type { DaemonMetrics } from '../operations/metrics.js';
 import { passRecord, resultLabel, type LoopPassEnd, type PassRecord } from '../operations/pass-record.js';
 import type { Suspensions } from '../operations/suspensions.js';
@@ -26,6 +27,8 @@ export type { Reconcile } from './source-pass.js';
 export interface SourceRunnerOptions {
   source: SourceConfig;
   stateDir: string;
+  /** What the state dir's files must carry to be read back (state-seal.ts). */
+  seal: StateSeal;
   /** Shared by the sources of one organization; kept across passes. @default a cache of this runner's own */
   codeCache?: CodeCache;
   /** The findings of finished runs this source's plans read (the evidence cache). */
@@ -103,7 +106,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, now,
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),
-    history: await openPassHistory(options.stateDir, source.name, log), historyWritten: Promise.resolve(), waiters: createPassWaiters(),
+    history: await openPassHistory(options.stateDir, source.name, log, options.seal), historyWritten: Promise.resolve(), waiters: createPassWaiters(),
     suspensions: options.suspensions, overrideRequested: false, quiet: null,
   };
   metrics.suspended(source.name, ctx.suspensions?.since(source.name) != null);

@@ -5,7 +5,8 @@ import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { createCodeScan } from '../code-content.js';
 import type { SourceProblem } from '../errors.js';
-import { fillFrom, isInside, openSourceFile } from './read-file.js';
+import { isInside } from '../path-inside.js';
+import { fillFrom, openSourceFile } from './read-file.js';
 import { turnTaker } from './turns.js';
 
 /** One file of a versioned policy set's folder, to be packed: where it is read, and its path in the archive. */

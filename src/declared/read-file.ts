@@ -1,3 +1,4 @@
+import { isInside } from '../path-inside.js';
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
@@ -138,7 +139,3 @@ function tooLarge(rel: string, size: number, maxBytes: number): SourceProblem {
   return { file: rel, message: `is ${size} bytes; it may be at most ${maxBytes} bytes` };
 }
 
-/** Whether `target` is `root` or lies under it (both real paths). */
-export function isInside(root: string, target: string): boolean {
-  return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
-}

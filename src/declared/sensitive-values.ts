@@ -6,7 +6,8 @@
  */
 import { closeSync, fstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { envRefusal, isNeverReadable, isUnder, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
+import { envRefusal, isNeverReadable, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
+import { isInside } from '../path-inside.js';
 import type { ParameterAllowance } from '../config/types.js';
 import { fillFrom, OPEN_FLAGS } from './read-file.js';
 
@@ -61,15 +62,15 @@ function fromFile(written: string, allowance: ParameterAllowance, { realRoot, al
   if (allowance.files === null) return { problem: `${what} is not allowed: ${NO_FOLDER}` };
   const target = path.resolve(allowance.files, written);
   if (isNeverReadable(target, allowance)) return { problem: `${what} is one this tool never lets a parameter read` };
-  if (!isUnder(target, path.resolve(allowance.files))) return { problem: `${what} is outside the folder the operator allows (--parameter-files)` };
+  if (!isInside(path.resolve(allowance.files), target)) return { problem: `${what} is outside the folder the operator allows (--parameter-files)` };
   if (allowedOnly === true) return { value: null };
   const folder = realOf(allowance.files);
   const real = realOf(target);
   if (folder === null) return { problem: `${what} cannot be read: the folder the operator allows (--parameter-files) cannot be read` };
   if (real === null) return { problem: `${what} cannot be read: no such file in the folder the operator allows` };
   if (isNeverReadable(real, allowance)) return { problem: `${what} leads to a file this tool never lets a parameter read` };
-  if (!isUnder(real, folder)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
-  if (realRoot !== null && isUnder(real, realRoot)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
+  if (!isInside(folder, real)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
+  if (realRoot !== null && isInside(realRoot, real)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
   const read = readRegularFile(real);
   return 'problem' in read ? { problem: `${what} ${read.problem}` } : read;
 }

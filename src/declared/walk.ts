@@ -2,7 +2,8 @@ import { readdirSync, readlinkSync, realpathSync, statSync, type Dirent, type St
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { PathFilter } from './path-filter.js';
-import { isInside, unreadable } from './read-file.js';
+import { isInside } from '../path-inside.js';
+import { unreadable } from './read-file.js';
 import { turnTaker } from './turns.js';
 
 /** A file of the source that may declare something. */

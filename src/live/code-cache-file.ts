@@ -1,6 +1,7 @@
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateText, stateDirLayout } from '../state-dir.js';
+import type { SealScope, StateSeal } from '../state-seal.js';
 import { openOrganizationCaches, ownDocument, type OrganizationCaches } from './organization-caches.js';
 import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry, type SetFileDigest } from './code-cache.js';
 
@@ -17,6 +18,8 @@ export interface CodeCacheStoreOptions {
   logger: Logger;
   /** false (`--no-cache`): nothing is read or written; each organization gets an empty cache in memory. */
   persist: boolean;
+  /** What proves a file is this tool's, for this API and organization (`state-seal.ts`); a file it refuses is a miss. */
+  seal: StateSeal;
   /** @default MAX_CODE_CACHE_ENTRIES */
   maxEntries?: number;
 }
@@ -32,10 +35,10 @@ export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheSto
     persist: options.persist,
     async load(file, organization) {
       if (file === null) return createCodeCache([], maxEntries);
-      const { entries, sets } = await readEntries(file, organization, options.logger);
+      const { entries, sets } = await readEntries(file, organization, options.seal, options.logger);
       return createCodeCache(entries, maxEntries, sets);
     },
-    serialize,
+    serialize: (organization, cache) => options.seal.seal(scope(organization), serialize(organization, cache)),
     revision: (cache) => cache.revision,
     writeFailed: 'could not write the code cache; the next run downloads the code again',
   });
@@ -48,8 +51,14 @@ interface CacheContents {
 
 const EMPTY = (): CacheContents => ({ entries: [], sets: [] });
 
-/** The entries of the file; none when it is missing, and none with one warning when it is not a code cache we can trust. */
-async function readEntries(file: string, organization: string, log: Logger): Promise<CacheContents> {
+const scope = (organization: string): SealScope => ({ purpose: 'code cache', owner: organization });
+
+/**
+ * The entries of the file; none when it is missing, and none with one warning when it is not a code cache we can
+ * trust: unsealed or sealed for another API, token or organization (a file a repo committed, or an older version's)
+ * is a miss, and the code is downloaded.
+ */
+async function readEntries(file: string, organization: string, seal: StateSeal, log: Logger): Promise<CacheContents> {
   let text: string | null;
   try {
     text = await readStateText(file, MAX_FILE_BYTES);
@@ -58,7 +67,12 @@ async function readEntries(file: string, organization: string, log: Logger): Pro
     return EMPTY();
   }
   if (text === null) return EMPTY();
-  const contents = parse(text, organization);
+  const opened = seal.open(scope(organization), text);
+  if (opened === null) {
+    log.warn({ file }, 'the code cache file was not written by this tool for this API and organization, and is ignored; it is rebuilt');
+    return EMPTY();
+  }
+  const contents = parse(opened, organization);
   if (contents === null) {
     log.warn({ file }, 'the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt');
     return EMPTY();

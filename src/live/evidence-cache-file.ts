@@ -11,6 +11,7 @@ import { isId } from '../api/ids.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateText, stateDirLayout } from '../state-dir.js';
+import type { SealScope, StateSeal } from '../state-seal.js';
 import { openOrganizationCaches, ownDocument, type OrganizationCaches } from './organization-caches.js';
 
 const FORMAT = 'policy-pool-sync evidence cache';
@@ -24,6 +25,8 @@ export interface EvidenceCacheStoreOptions {
   logger: Logger;
   /** false (`--no-cache`, or a cold CI run): nothing is read or written; each organization gets an empty cache. */
   persist: boolean;
+  /** What proves a file is this tool's, for this API and organization (`state-seal.ts`); a file it refuses is a miss. */
+  seal: StateSeal;
   /** @default MAX_EVIDENCE_CACHE_ENTRIES */
   maxEntries?: number;
   /** @default MAX_EVIDENCE_FILE_BYTES */
@@ -40,14 +43,24 @@ export function openEvidenceCacheStore(options: EvidenceCacheStoreOptions): Evid
     folder: stateDirLayout(options.stateDir).evidenceCache,
     logger: options.logger,
     persist: options.persist,
-    load: async (file, organization) => createRunCache(file === null ? [] : await readEntries(file, organization, maxBytes, options.logger), maxEntries),
-    serialize: (organization, cache) => serialize(organization, cache, maxBytes),
+    load: async (file, organization) => createRunCache(file === null ? [] : await readEntries(file, organization, maxBytes, options.seal, options.logger), maxEntries),
+    serialize: (organization, cache) => options.seal.seal(scope(organization), serialize(organization, cache, maxBytes - SEAL_LINE_BYTES)),
     revision: (cache) => cache.revision,
     writeFailed: 'could not write the evidence cache; the next run reads those runs again',
   });
 }
 
-async function readEntries(file: string, organization: string, maxBytes: number, log: Logger): Promise<RunFindings[]> {
+/** The seal's first line, kept within the file's byte bound. */
+const SEAL_LINE_BYTES = 128;
+
+const scope = (organization: string): SealScope => ({ purpose: 'evidence cache', owner: organization });
+
+/**
+ * The runs of the file; none when it is missing, and none with one warning when it cannot be trusted: a file this tool
+ * did not seal for this API, token and organization (a forged one committed into the state dir) is a miss, and those
+ * runs are read from the API again.
+ */
+async function readEntries(file: string, organization: string, maxBytes: number, seal: StateSeal, log: Logger): Promise<RunFindings[]> {
   let text: string | null;
   try {
     text = await readStateText(file, maxBytes);
@@ -56,7 +69,12 @@ async function readEntries(file: string, organization: string, maxBytes: number,
     return [];
   }
   if (text === null) return [];
-  const entries = parse(text, organization);
+  const opened = seal.open(scope(organization), text);
+  if (opened === null) {
+    log.warn({ file }, 'the evidence cache file was not written by this tool for this API and organization, and is ignored; it is rebuilt');
+    return [];
+  }
+  const entries = parse(opened, organization);
   if (entries === null) log.warn({ file }, 'the evidence cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt');
   return entries ?? [];
 }

@@ -2,6 +2,7 @@ import { coalescedWrites } from '../coalesced-writes.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateJson, stateDirLayout, writeStateText } from '../state-dir.js';
+import type { SealScope, StateSeal } from '../state-seal.js';
 import { HISTORY_LENGTH, type PassRecord } from './pass-record.js';
 
 type HistoryFile = { source: string; passes: PassRecord[] };
@@ -16,10 +17,14 @@ export interface PassHistory {
   add(record: PassRecord): Promise<void>;
 }
 
-/** The source's history; a file that is too large, unreadable or corrupt is ignored with a warning naming it (the history starts afresh). */
-export async function openPassHistory(stateDir: string, source: string, logger: Logger): Promise<PassHistory> {
+/**
+ * The source's history; a file that is too large, unreadable, corrupt or not sealed by this tool for this API and
+ * source (`state-seal.ts`) is ignored with a warning naming it (the history starts afresh).
+ */
+export async function openPassHistory(stateDir: string, source: string, logger: Logger, seal: StateSeal): Promise<PassHistory> {
   const file = stateDirLayout(stateDir).history(source);
-  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error: unknown) => {
+  const scope: SealScope = { purpose: 'pass history', owner: source };
+  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile, (text) => seal.open(scope, text)).catch((error: unknown) => {
     logger.warn({ file, error: errorMessage(error) }, 'the pass history file is ignored; the history starts afresh');
     return null;
   });
@@ -27,7 +32,7 @@ export async function openPassHistory(stateDir: string, source: string, logger: 
   // One write at a time, of the newest passes when it starts: an older snapshot never lands after a newer one, and
   // passes ending while a write is under way are one more write after it.
   const write = coalescedWrites(async () => {
-    const text = `${JSON.stringify({ source, passes } satisfies HistoryFile)}\n`;
+    const text = seal.seal(scope, `${JSON.stringify({ source, passes } satisfies HistoryFile)}\n`);
     await writeStateText(file, text).catch((error: unknown) => logger.warn({ file, error: errorMessage(error) }, 'cannot save the pass history'));
   });
   return {

@@ -8,7 +8,7 @@ export { safeErrorMessage } from '../redact.js';
 export type { Checkout, Source, SourceWatch } from './types.js';
 
 export interface SourceContext {
-  /** Git checkouts live in `stateDir/git/<source name>`. */
+  /** Git checkouts live in `stateDir/git/<source name>`; a local folder's git must track nothing in it. */
   stateDir: string;
   /** The environment git runs with (credential helpers, SSH settings). */
   env: NodeJS.ProcessEnv;
@@ -17,5 +17,5 @@ export interface SourceContext {
 
 export function openSource(config: SourceConfig, context: SourceContext): Source {
   if (config.git !== null) return gitSource({ name: config.name, git: config.git, ...context });
-  return localSource(config.path ?? '.');
+  return localSource(config.path ?? '.', context.stateDir);
 }

@@ -2,13 +2,20 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isDeclaredPath, SET_CONFIG_FILES, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
 import { watchFolderTree } from './folder-watcher.js';
+import { refuseStateDirInRepo } from './state-dir-guard.js';
 import type { Source, SourceWatch } from './types.js';
 
-/** A local folder, read where it is; a watch on it triggers passes. */
-export function localSource(dir: string): Source {
+/**
+ * A local folder, read where it is; a watch on it triggers passes. Each checkout refuses a state dir the folder's git
+ * work tree tracks files in (`state-dir-guard.ts`).
+ */
+export function localSource(dir: string, stateDir: string): Source {
   return {
     kind: 'path',
-    checkout: () => Promise.resolve({ dir, revision: null }),
+    checkout: async () => {
+      await refuseStateDirInRepo(dir, stateDir);
+      return { dir, revision: null };
+    },
     watch: (onChange, debounceMs) => watchFolder(dir, onChange, debounceMs),
   };
 }
