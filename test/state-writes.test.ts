@@ -8,11 +8,13 @@ import { openEvidenceCacheStore } from '../src/live/evidence-cache-file.js';
 import { openPassHistory } from '../src/operations/history-file.js';
 import type { PassRecord } from '../src/operations/pass-record.js';
 import { organizationFileName, stateDirLayout } from '../src/state-dir.js';
+import { stateSeal, withoutSeal } from '../src/state-seal.js';
 import { captureLogs } from './helpers/logs.js';
 import { countStateWrites, type StateWriteCounter } from './helpers/state-writes.js';
 
 const DIGEST = (n: number) => n.toString(16).padStart(64, '0');
 const ORGS = ['org-a', 'org-b', 'org-c'];
+const SEAL = stateSeal('state-writes-token', 'http://127.0.0.1/api/v2');
 
 describe('state files are written once per change', () => {
   let stateDir: string;
@@ -28,8 +30,8 @@ describe('state files are written once per change', () => {
 
   it('a cache file: many passes ending together are one write of their organization\'s file, and none of another\'s', async () => {
     const logs = captureLogs();
-    const store = openCodeCacheStore({ stateDir, logger: logs.logger, persist: true });
-    const evidence = openEvidenceCacheStore({ stateDir, logger: logs.logger, persist: true });
+    const store = openCodeCacheStore({ stateDir, logger: logs.logger, seal: SEAL, persist: true });
+    const evidence = openEvidenceCacheStore({ stateDir, logger: logs.logger, seal: SEAL, persist: true });
     const file = (org: string) => path.join(stateDirLayout(stateDir).codeCache, organizationFileName(org));
     const caches = await Promise.all(ORGS.map((org) => store.forOrganization(org)));
     await Promise.all(ORGS.map((org) => evidence.forOrganization(org)));
@@ -54,7 +56,7 @@ describe('state files are written once per change', () => {
 
   it('the pass history: passes added while a write is under way are one write after it, of the newest passes', async () => {
     const logs = captureLogs();
-    const history = await openPassHistory(stateDir, 'main', logs.logger);
+    const history = await openPassHistory(stateDir, 'main', logs.logger, SEAL);
     const record = (i: number): PassRecord => ({
       startedAt: new Date(i * 1000).toISOString(), finishedAt: new Date(i * 1000 + 1).toISOString(), trigger: 'schedule', result: 'success',
       revision: null, changes: [], warnings: [], errors: [],
@@ -62,7 +64,7 @@ describe('state files are written once per change', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => history.add(record(i))));
     const file = stateDirLayout(stateDir).history('main');
     assert.equal(counter.writes(file), 2);
-    const written = JSON.parse(await readFile(file, 'utf8')) as { passes: PassRecord[] };
+    const written = JSON.parse(withoutSeal(await readFile(file, 'utf8'))) as { passes: PassRecord[] };
     assert.equal(written.passes.length, 10);
     assert.equal(counter.mostAtOnce(), 1);
   });
