@@ -133,6 +133,18 @@ export interface LivePool {
   workspaceIds: string[];
   /** Filled for pools whose declaration asks for agent clean-up, and for every pool when the pass reads pool health. */
   agents: LiveAgent[];
+  /** The pool's tokens (never their texts); read only for pools whose declaration has `tokens:`, absent otherwise. */
+  tokens?: LiveToken[];
+}
+
+/** An agent pool's token as the plan compares it: metadata only. */
+export interface LiveToken {
+  id: string;
+  description: string;
+  /** null when the answer lacked it: such a token is never judged old. */
+  createdAt: string | null;
+  /** null: never used. */
+  lastUsedAt: string | null;
 }
 
 /** A live policy of a kind this tool does not know (the vendor's beta `tfpolicy`): never updated, replaced or deleted. */

@@ -122,6 +122,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       strictImports: source.strictImports === true,
       ...(request.env === undefined ? {} : { env: request.env }),
       ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
+      tokenDir: source.tokenDir ?? null,
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
       ...(session.api.keyedDigest === undefined ? {} : { keyedDigest: (text: string) => session.api.keyedDigest!(text) }),
@@ -177,6 +178,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     concurrency: request.concurrency,
     ...(request.env === undefined ? {} : { env: request.env }),
     ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
+    ...(source.tokenDir === undefined ? {} : { tokenDir: source.tokenDir }),
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onWave: (name) => {
       wave = name;

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentStatus, EnforcementLevel, Ownership, PolicyKind } from '../src/model.js';
-import type { CodeRef, LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from '../src/plan/refs.js';
+import type { CodeRef, LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec, TokenSpec, LiveTokenRef } from '../src/plan/refs.js';
 import type { SavedRun, SavedRunSource, SavedSource } from '../src/plan/saved.js';
-import type { AgentChange, ChangeAction, PolicyChange, PolicySetChange, PoolChange, ResourceType } from '../src/plan/types.js';
+import type { AgentChange, ChangeAction, PolicyChange, PolicySetChange, PoolChange, ResourceType, TokenChange, TokenStatus } from '../src/plan/types.js';
 import type { AgentCleanup, CodeSource, SetContent } from '../src/declared/types.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
@@ -64,7 +64,7 @@ const ENUMS = {
   kind: { native: true, opa: true } satisfies Members<PolicyKind>,
   level: { 'hard-mandatory': true, 'soft-mandatory': true, advisory: true, mandatory: true } satisfies Members<EnforcementLevel>,
   action: { create: true, update: true, replace: true, delete: true } satisfies Members<ChangeAction>,
-  resource: { policy: true, 'policy-set': true, 'agent-pool': true, agent: true } satisfies Members<ResourceType>,
+  resource: { policy: true, 'policy-set': true, 'agent-pool': true, agent: true, 'agent-token': true } satisfies Members<ResourceType>,
   ownership: { marker: true, organization: true } satisfies Members<Ownership>,
 };
 
@@ -116,8 +116,12 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       } satisfies Keys<PolicySetChange>],
       ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required', scope: 'optional' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],
+      ['agent-token change', changeKeys('agent-token'), { ...base, resource: 'required', poolName: 'required', declared: 'required', live: 'required' } satisfies Keys<TokenChange>],
+      ['tokenSpec', keysOf(defs['tokenSpec']!), { description: 'required', file: 'required' } satisfies Keys<TokenSpec>],
+      ['liveTokens', keysOf(defs['liveTokens']!), { poolId: 'required', tokenIds: 'required', token: 'required' } satisfies Keys<LiveTokenRef>],
+      ['tokenStatus', keysOf(defs['tokenStatus']!), { pool: 'required', description: 'required', id: 'required', age: 'required', lastUsedAt: 'required', note: 'required' } satisfies Keys<TokenStatus>],
       ['source', keysOf(defs['source']!), {
-        name: 'required', organization: 'required', revision: 'required', changes: 'required', warnings: 'required', errors: 'required', rollouts: 'optional',
+        name: 'required', organization: 'required', revision: 'required', changes: 'required', warnings: 'required', errors: 'required', rollouts: 'optional', tokens: 'optional',
       } satisfies Keys<SavedSource>],
       ['run', keysOf(schema.properties!['run'] as JsonSchema), {
         api_url: 'required', native_kind: 'optional', legacy_enforce: 'optional', sources: 'required',

@@ -12,7 +12,8 @@ import { NativeKind } from './native-kind.js';
 import { PolicySetEndpoints } from './policy-sets.js';
 import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
-import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
+import { parseAgent, parseAgentPool, parseAgentToken, parseMadeAgentToken, parsePolicy } from './resources.js';
+import { learnSecrets } from '../redact.js';
 import { deleteDone, sendOne } from './exchanges.js';
 import { readWith, successBody } from './responses.js';
 import { RunEndpoints } from './runs.js';
@@ -27,7 +28,7 @@ import type {
   CreatePolicySetParameterInput, Entitlements, ListAgentPoolsOptions, ListPoliciesOptions, ListPolicySetsOptions,
   ListProjectsOptions, ListWorkspacesOptions, Policy, PolicyApi, PolicyRef, PolicySet, PolicySetInclude,
   PolicySetParameter, PolicySetRelationship, PolicySetVersion, Project, UpdateAgentPoolInput, UpdatePolicyInput,
-  UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace,
+  UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace, AgentToken, MadeAgentToken,
 } from './types.js';
 
 export interface ApiClientOptions {
@@ -294,6 +295,38 @@ export class ApiClient implements PolicyApi {
 
   async deleteAgent(id: string): Promise<void> {
     return this.remove(`/agents/${idSegment('agent', id)}`);
+  }
+
+  async listAgentTokens(poolId: string): Promise<AgentToken[]> {
+    const pages = await listAll(this.transport, this.signal, `/agent-pools/${idSegment('agent-pool', poolId)}/authentication-tokens`, [], parseAgentToken);
+    return pages.flatMap((page) => page.items);
+  }
+
+  async getAgentToken(id: string): Promise<AgentToken> {
+    return this.one('GET', `/authentication-tokens/${idSegment('agent-token', id)}`, undefined, parseAgentToken);
+  }
+
+  /** The body go-tfe's `AgentTokenCreateOptions` sends. */
+  createAgentToken(poolId: string, description: string, known: readonly string[]): Promise<MadeAgentToken> {
+    const path = `/agent-pools/${idSegment('agent-pool', poolId)}/authentication-tokens`;
+    return this.transport.create({
+      request: { method: 'POST', url: this.transport.url(path), json: { data: { type: 'agent-tokens', attributes: { description } } } },
+      read: (response) => readWith(response, (body) => {
+        const made = parseMadeAgentToken(primary(body));
+        learnSecrets([made.token]);
+        return made;
+      }),
+      // The text of a token the lost answer made is lost with it: that token is deleted, and the create sent again.
+      find: async () => {
+        const lost = (await this.listAgentTokens(poolId)).filter((token) => token.description === description && !known.includes(token.id));
+        for (const token of lost) await this.deleteAgentToken(token.id);
+        return null;
+      },
+    }, this.signal);
+  }
+
+  async deleteAgentToken(id: string): Promise<void> {
+    return this.remove(`/authentication-tokens/${idSegment('agent-token', id)}`);
   }
 
   listPolicySets(organization: string, options?: ListPolicySetsOptions): Promise<PolicySet[]> {

@@ -8,7 +8,7 @@
  */
 
 export type IdKind =
-  | 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent'
+  | 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent' | 'agent-token'
   | 'run' | 'task-stage' | 'policy-evaluation' | 'policy-set-outcome';
 
 const PREFIX: Readonly<Record<IdKind, string>> = {
@@ -20,6 +20,7 @@ const PREFIX: Readonly<Record<IdKind, string>> = {
   project: 'prj',
   'agent-pool': 'apool',
   agent: 'agent',
+  'agent-token': 'at',
   run: 'run',
   'task-stage': 'ts',
   'policy-evaluation': 'poleval',

@@ -1,5 +1,5 @@
 import { kindOfWire, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
-import type { Agent, AgentPool, Policy } from './types.js';
+import type { Agent, AgentPool, AgentToken, MadeAgentToken, Policy } from './types.js';
 import { enforcePath } from './bodies.js';
 import { field, int, relatedIds, requiredStr, str } from './json-api.js';
 import { checkedId } from './ids.js';
@@ -72,6 +72,22 @@ export function parseAgentPool(resource: unknown): AgentPool {
     allowedProjectIds: relatedIds(resource, 'allowed-projects'),
     excludedWorkspaceIds: relatedIds(resource, 'excluded-workspaces'),
   };
+}
+
+/** A token's metadata; its text, even where an answer carries it, is read only by `parseMadeAgentToken`. */
+export function parseAgentToken(resource: unknown): AgentToken {
+  const attributes = field(resource, 'attributes');
+  return {
+    id: checkedId('agent-token', requiredStr(resource, 'id', field(resource, 'id'))),
+    description: str(field(attributes, 'description')) ?? '',
+    createdAt: str(field(attributes, 'created-at')),
+    lastUsedAt: str(field(attributes, 'last-used-at')),
+    createdBy: str(field(field(field(field(resource, 'relationships'), 'created-by'), 'data'), 'id')),
+  };
+}
+
+export function parseMadeAgentToken(resource: unknown): MadeAgentToken {
+  return { ...parseAgentToken(resource), token: requiredStr(resource, 'attributes.token', field(field(resource, 'attributes'), 'token')) };
 }
 
 export function parseAgent(resource: unknown): Agent {

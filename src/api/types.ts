@@ -46,6 +46,23 @@ export interface Agent {
   createdAt: string | null;
 }
 
+/** An agent pool's authentication token (go-tfe's `AgentToken`), as every answer but the create's gives it: no text. */
+export interface AgentToken {
+  id: string;
+  description: string;
+  /** null when the answer lacks it. */
+  createdAt: string | null;
+  /** null: never used. */
+  lastUsedAt: string | null;
+  /** The `created-by` user's id; null when the answer lacks it. */
+  createdBy: string | null;
+}
+
+/** A token just made: its text is in this answer only, and goes nowhere but where it is delivered. */
+export interface MadeAgentToken extends AgentToken {
+  token: string;
+}
+
 export interface CreatePolicyInput {
   name: string;
   kind: PolicyKind;
@@ -174,6 +191,17 @@ export interface PolicyApi extends PolicySetApi {
   getAgent(id: string): Promise<Agent>;
   /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412; a 404 counts as deleted. */
   deleteAgent(id: string): Promise<void>;
+  /** Every token of the pool (all pages), without their texts. */
+  listAgentTokens(poolId: string): Promise<AgentToken[]>;
+  getAgentToken(id: string): Promise<AgentToken>;
+  /**
+   * Makes a token; its text is learned by the redactor before the answer is returned. When the answer is lost, the
+   * tokens of that description not in `known` (the ones made by the lost try, whose text is lost with it) are deleted
+   * before it is sent again, so no token is left that nobody holds.
+   */
+  createAgentToken(poolId: string, description: string, known: readonly string[]): Promise<MadeAgentToken>;
+  /** A 404 counts as deleted. */
+  deleteAgentToken(id: string): Promise<void>;
 }
 
 /** What a policy set's `include` may ask for; sent with `_`, as the vendor's client does (the service takes `-` too). */

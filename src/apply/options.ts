@@ -41,6 +41,8 @@ export interface ApplyOptions {
   env?: NodeJS.ProcessEnv;
   /** What a sensitive parameter may read again for its upload: the source's allowance, as when the repo was read. @default nothing */
   parameters?: ParameterAllowance;
+  /** The folder declared agent tokens are delivered to: the source's, as when the repo was read (never the plan's). @default none */
+  tokenDir?: string;
 }
 
 export function passClock(options: ApplyOptions): PassClock {

@@ -3,6 +3,7 @@ import { blockedDelete } from './dependent-deletes.js';
 import type { ApplyOptions } from './options.js';
 import { createPolicySet, updatePolicySet } from './policy-set-steps.js';
 import { createPolicyWithCode, createPool, deleteAgent, poolUpdate, updatePolicy, type Skipped } from './steps.js';
+import { createToken, deleteToken } from './token-steps.js';
 
 /**
  * One step of the apply order: the changes it takes, how each is carried out, and when one must be skipped because
@@ -50,12 +51,18 @@ export const WAVES: readonly Wave[] = [
   },
   {
     name: 'create',
-    takes: (c) => c.action === 'create' || c.action === 'replace',
+    takes: (c) => c.resource !== 'agent-token' && (c.action === 'create' || c.action === 'replace'),
     run: async (change, options) => {
       if (change.resource === 'agent-pool') await createPool(change, options);
       else if (change.resource === 'policy') await createPolicyWithCode(change, options);
       return undefined;
     },
+  },
+  {
+    name: 'tokens',
+    takes: (c) => c.resource === 'agent-token',
+    skip: tokenPoolFailed,
+    run: (change, options) => (change.resource !== 'agent-token' ? Promise.resolve(undefined) : change.action === 'create' ? createToken(change, options) : deleteToken(change, options)),
   },
   { name: 'update', takes: (c) => c.action === 'update', run: update },
   {
@@ -78,6 +85,15 @@ export const WAVES: readonly Wave[] = [
     },
   },
 ];
+
+/** A token of a pool whose create failed or was skipped has no pool to be made in. */
+function tokenPoolFailed(change: Change, results: ReadonlyMap<Change, ChangeResult>): string | null {
+  if (change.resource !== 'agent-token') return null;
+  for (const [other, result] of results) {
+    if (other.resource === 'agent-pool' && other.action === 'create' && other.name === change.poolName && result.outcome !== 'applied') return `its agent pool "${change.poolName}" was not created`;
+  }
+  return null;
+}
 
 /** The changes of each wave, in plan order; a change no wave takes is in none. */
 export function sortIntoWaves(changes: readonly Change[], waves: readonly Wave[] = WAVES): Change[][] {

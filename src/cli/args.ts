@@ -46,6 +46,8 @@ export interface CliArgs {
   parameterEnv: string[];
   /** `--parameter-files DIR`: the folder a set's `{file: PATH}` may read under, in place of the config's. */
   parameterFiles: string | null;
+  /** `--token-dir DIR`: the folder declared agent tokens are delivered to, in place of the config's. */
+  tokenDir: string | null;
   /** `--export DIR`: write a declared repo from the live organization there. */
   exportDir: string | null;
   port: number;
@@ -94,6 +96,7 @@ Options:
   --parameter-env PATTERN  a variable a policy set's {env: NAME} may read: a name, or a prefix ending in *
                            (POLICY_PARAM_*); repeat it for more (as parameters.env; nothing by default)
   --parameter-files DIR    the folder a policy set's {file: PATH} may read under (as parameters.files; none by default)
+  --token-dir DIR          the folder a pool's agent tokens are delivered to (deliver-to {file: NAME}; as tokens.dir; none by default)
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
@@ -171,6 +174,7 @@ export const OPTIONS = {
   'native-kind': { type: 'string' },
   'parameter-env': { type: 'string', multiple: true },
   'parameter-files': { type: 'string' },
+  'token-dir': { type: 'string' },
   export: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
@@ -270,6 +274,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     nativeKind,
     parameterEnv,
     parameterFiles: values['parameter-files'] ?? null,
+    tokenDir: values['token-dir'] ?? null,
     exportDir: values.export ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
@@ -281,7 +286,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
   'source', 'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
-  'max-agent-pools', 'parameter-env', 'parameter-files', 'evidence-window', 'evidence-max-requests',
+  'max-agent-pools', 'parameter-env', 'parameter-files', 'token-dir', 'evidence-window', 'evidence-max-requests',
 ] as const;
 
 /**

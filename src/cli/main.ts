@@ -100,6 +100,7 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
       ...(args.strictImports ? { strictImports: true } : {}),
       ...(args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }),
       ...withParameterFlags(source, args, config),
+      ...(args.tokenDir === null ? {} : { tokenDir: path.resolve(args.tokenDir) }),
       ...withEvidenceFlags(source.evidence, args.evidence),
     })),
   };

@@ -36,6 +36,13 @@ export interface RawConfig {
   'leader-election'?: RawLeaderElection;
   /** What sensitive parameters may read, for every source that does not say its own. */
   parameters?: RawParameters;
+  /** Where agent tokens are delivered, for every source that does not say its own. */
+  tokens?: RawTokens;
+}
+
+/** `tokens:` the folder declared agent tokens' texts are delivered to. */
+export interface RawTokens {
+  dir?: string;
 }
 
 /** `parameters:` what a set's `{env: NAME}` and `{file: PATH}` may read. */
@@ -93,6 +100,7 @@ export interface RawSource {
   'pass-timeout'?: number;
   'sync-windows'?: RawSyncWindow[];
   parameters?: RawParameters;
+  tokens?: RawTokens;
 }
 
 /** Fills defaults and resolves relative paths against `cwd` (the working directory, so `npm start` works from the project root). */
@@ -108,7 +116,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       nativeKind: raw.api?.['native-kind'] ?? API_DEFAULTS.nativeKind,
       retryBudgetSeconds: raw.api?.['retry-budget'] ?? API_DEFAULTS.retryBudgetSeconds,
     },
-    sources: raw.sources.map((s) => toSource(s, cwd, raw.parameters)),
+    sources: raw.sources.map((s) => toSource(s, cwd, raw.parameters, raw.tokens)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
     ...(raw['allowed-hosts'] === undefined ? {} : { allowedHosts: raw['allowed-hosts'] }),
@@ -133,8 +141,9 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
   };
 }
 
-function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undefined): SourceConfig {
+function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undefined, tokens: RawTokens | undefined): SourceConfig {
   const allowed = raw.parameters ?? parameters;
+  const tokenDir = (raw.tokens ?? tokens)?.dir;
   return {
     ...sourceDefaults(raw.name, raw.organization),
     path: raw.path === undefined ? null : path.resolve(cwd, raw.path),
@@ -151,6 +160,7 @@ function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undef
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
     ...(raw['sync-windows'] === undefined ? {} : { syncWindows: raw['sync-windows'].map(toSyncWindow) }),
     ...(allowed === undefined ? {} : { parameters: toParameters(allowed, cwd) }),
+    ...(tokenDir === undefined ? {} : { tokenDir: path.resolve(cwd, tokenDir) }),
   };
 }
 

@@ -64,6 +64,11 @@ export interface SourceConfig {
    * `--parameter-files`). Absent: nothing.
    */
   parameters?: ParameterAllowance;
+  /**
+   * The folder declared agent tokens' texts are delivered to (`tokens.dir` of the source, else of the file;
+   * `--token-dir`). Absent: none, and a `deliver-to` is refused.
+   */
+  tokenDir?: string;
 }
 
 /**

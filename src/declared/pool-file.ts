@@ -4,6 +4,7 @@ import type { YamlDocument } from '../yaml/index.js';
 import type { AgentCleanup, DeclaredPool } from './types.js';
 import { parseDuration } from './duration.js';
 import { listLines, readSettingsFile } from './settings-file.js';
+import { readTokens } from './pool-tokens.js';
 
 /** A pool file read and validated on its own; cross-pool checks come later. */
 export interface PoolFile {
@@ -26,6 +27,7 @@ export function readPoolFile(name: string, file: string, text: string): PoolFile
     ...managedList('excludedWorkspaces', raw['excluded-workspaces']),
     previousNames: stringList(raw['previous-names']) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
+    tokens: parsed.problems.length === 0 ? readTokens(raw.tokens) : null,
     lines: listLines(parsed.doc, ['allowed-workspaces', 'allowed-projects', 'excluded-workspaces']),
   };
   return { pool, doc: parsed.doc, problems: parsed.problems };

@@ -7,6 +7,7 @@ import { readPoolFile, type PoolFile } from './pool-file.js';
 import { withFile } from './settings-file.js';
 import { readYamlText } from './read-code.js';
 import type { FoundFile } from './walk.js';
+import { tokenProblems } from './pool-tokens.js';
 
 export const DEFAULT_MAX_AGENT_POOLS = 1;
 
@@ -15,6 +16,7 @@ export function readPools(
   files: readonly FoundFile[],
   maxAgentPools: number,
   realRoot: string,
+  tokenDir: string | null = null,
 ): { pools: DeclaredPool[]; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
   const read = files.map((file): PoolFile | null => {
@@ -33,6 +35,7 @@ export function readPools(
   const poolFiles = read.filter((item): item is PoolFile => item !== null).sort((a, b) => byName(a.pool, b.pool));
   for (const poolFile of poolFiles) problems.push(...poolFile.problems);
   problems.push(...previousNameProblems(poolFiles));
+  problems.push(...tokenProblems(poolFiles, tokenDir));
   if (files.length > maxAgentPools) {
     const message =
       `declares ${files.length} agent pools (${files.map((file) => file.rel).join(', ')}) but max-agent-pools is ${maxAgentPools}: ` +

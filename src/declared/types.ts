@@ -62,6 +62,19 @@ export interface AgentCleanup {
   after: string;
 }
 
+/** A token a pool file declares: its description is its identity within the pool. */
+export interface DeclaredToken {
+  description: string;
+  /** The file, relative to the token folder the operator allows, its text is delivered to; null: kept when it exists, never made. */
+  deliverTo: { file: string } | null;
+  /** As written (`30d`), and in milliseconds; null: never rotated. */
+  rotateAfter: string | null;
+  rotateAfterMs: number | null;
+  /** How long an unused successor waits before its predecessor is deleted anyway; null: until the successor is used. */
+  overlap: string | null;
+  overlapMs: number | null;
+}
+
 export interface DeclaredPool {
   name: string;
   file: string;
@@ -74,6 +87,8 @@ export interface DeclaredPool {
   excludedWorkspaces?: string[] | null;
   previousNames: string[];
   agentCleanup: AgentCleanup | null;
+  /** The pool's tokens, managed exactly; null or absent: the pool's tokens are left alone. */
+  tokens?: DeclaredToken[] | null;
   /** Lines of the access lists and their entries in `file`. */
   lines?: EntryLines;
 }
@@ -181,6 +196,8 @@ export interface ReadOptions {
   env?: NodeJS.ProcessEnv;
   /** What a sensitive parameter may read: the operator's allowance (the source's `parameters`). @default nothing */
   parameters?: ParameterAllowance;
+  /** The folder agent tokens are delivered to (`--token-dir`, `tokens.dir`): a `deliver-to` must lead inside it. @default none */
+  tokenDir?: string | null;
   /** Sensitive parameters are only checked against `parameters`, not read (`--validate`). @default false */
   parametersAllowedOnly?: boolean;
   /**

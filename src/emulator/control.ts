@@ -13,8 +13,9 @@ import { fromBehaviour } from './seed.js';
 import { settleDue } from './ingestion.js';
 import type { Behaviour, RateLimitWindow } from './types.js';
 import { setPolicyIds } from './policy-set-documents.js';
-import { addAgent, agentsOf, policiesOf, poolsOf, type PolicySetRecord, type Store } from './store.js';
+import { addAgent, agentsOf, policiesOf, poolsOf, tokensOf, type PolicySetRecord, type Store } from './store.js';
 import { addTableRun, moveRun } from './control-runs.js';
+import { updateToken } from './control-tokens.js';
 
 export interface ControlDeps {
   faults: FaultList;
@@ -33,6 +34,7 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'DELETE', pattern: '/requests', handler: () => (deps.log.clear(), ok({})) },
     { method: 'POST', pattern: '/agents', handler: addAgents },
     { method: 'PATCH', pattern: '/agents/:id', handler: updateAgent },
+    { method: 'PATCH', pattern: '/authentication-tokens/:id', handler: async (ctx) => ok(updateToken(ctx, await readJson(ctx))) },
     { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
@@ -122,6 +124,13 @@ function dumpState(store: Store, nativeKind: NativeKindName): unknown {
         'created-at': pool.createdAt,
         'organization-scoped': pool.organizationScoped,
         'allowed-workspaces': pool.allowedWorkspaceIds,
+        tokens: tokensOf(store, pool.id).map((token) => ({
+          id: token.id,
+          description: token.description,
+          token: token.token,
+          'created-at': token.createdAt,
+          'last-used-at': token.lastUsedAt,
+        })),
         agents: agentsOf(store, pool.id).map((agent) => ({
           id: agent.id,
           name: agent.name,

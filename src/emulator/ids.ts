@@ -10,6 +10,6 @@ export function randomSuffix(length = 16): string {
   return out;
 }
 
-export function newId(prefix: 'pol' | 'apool' | 'agent' | 'polset' | 'polsetver' | 'var'): string {
+export function newId(prefix: 'pol' | 'apool' | 'agent' | 'at' | 'polset' | 'polsetver' | 'var'): string {
   return `${prefix}-${randomSuffix()}`;
 }

@@ -127,6 +127,20 @@ export interface PoolRecord {
   workspaceIds: string[];
 }
 
+/** An agent pool's authentication token (go-tfe's `AgentToken`); its text is answered only by the create. */
+export interface TokenRecord {
+  id: string;
+  poolId: string;
+  description: string;
+  /** The secret text. */
+  token: string;
+  createdAt: string;
+  /** null: never used. */
+  lastUsedAt: string | null;
+  /** The user whose API token made it. */
+  createdBy: string;
+}
+
 export interface AgentRecord {
   id: string;
   poolId: string;

@@ -20,6 +20,7 @@ import { policySetMemberRoutes } from './routes-policy-set-members.js';
 import { policySetVersionRoutes, UPLOAD_PREFIX, uploadRoutes } from './routes-policy-set-versions.js';
 import { policySetRoutes } from './routes-policy-sets.js';
 import { poolRoutes } from './routes-pools.js';
+import { tokenRoutes } from './routes-tokens.js';
 import { runRoutes } from './routes-runs.js';
 import { addSeededRuns } from './run-builder.js';
 import { defaultSeed } from './seed-default.js';
@@ -69,7 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const pipeline: Pipeline = {
     api: createRouter([
       ...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...policySetMemberRoutes, ...policySetVersionRoutes, ...parameterRoutes,
-      ...organizationRoutes, ...poolRoutes, ...agentRoutes, ...runRoutes, PING,
+      ...organizationRoutes, ...poolRoutes, ...tokenRoutes, ...agentRoutes, ...runRoutes, PING,
     ]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),

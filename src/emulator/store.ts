@@ -5,10 +5,10 @@
  */
 import { newId } from './ids.js';
 import { createRunStore, type RunStore } from './run-records.js';
-import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
+import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, TokenRecord, VersionRecord } from './records.js';
 import type { Seed, SeedAgent, SeedPolicySet } from './types.js';
 
-export type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
+export type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, TokenRecord, VersionRecord } from './records.js';
 
 interface OrgIndex {
   /** By name, in creation order. */
@@ -25,6 +25,8 @@ export interface Store {
   agents: Map<string, AgentRecord>;
   byOrg: Map<string, OrgIndex>;
   agentsByPool: Map<string, Map<string, AgentRecord>>;
+  /** Agent pools' authentication tokens by id. */
+  tokens: Map<string, TokenRecord>;
   /** Policy-set versions by id. */
   versions: Map<string, VersionRecord>;
   /** Ids of the uploaded versions whose ingestion has not ended yet (see ingestion.ts). */
@@ -34,7 +36,7 @@ export interface Store {
 }
 
 export function createStore(seed: Seed, now: () => number): Store {
-  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map(), ingesting: new Set(), runs: createRunStore() };
+  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), tokens: new Map(), versions: new Map(), ingesting: new Set(), runs: createRunStore() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,
@@ -106,12 +108,18 @@ export function addPool(store: Store, pool: PoolRecord): PoolRecord {
   return pool;
 }
 
-/** Removes the pool and its agents. */
+/** Removes the pool, its agents and its tokens. */
 export function removePool(store: Store, pool: PoolRecord): void {
+  for (const token of tokensOf(store, pool.id)) store.tokens.delete(token.id);
   for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
   store.agentsByPool.delete(pool.id);
   indexOf(store, pool.org).pools.delete(pool.id);
   store.pools.delete(pool.id);
+}
+
+/** A pool's tokens, oldest first. */
+export function tokensOf(store: Store, poolId: string): TokenRecord[] {
+  return [...store.tokens.values()].filter((token) => token.poolId === poolId);
 }
 
 export function poolsOf(store: Store, org: string): PoolRecord[] {

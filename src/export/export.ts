@@ -17,6 +17,8 @@ export interface ExportApi {
   listPolicies(organization: string): Promise<Policy[]>;
   getPolicy(id: string): Promise<Policy>;
   listAgentPools(organization: string): Promise<{ pools: AgentPool[] }>;
+  /** A pool's tokens: only their descriptions are written, never a text (the list carries none). */
+  listAgentTokens(poolId: string): Promise<Array<{ description: string }>>;
   downloadPolicyBytes(policy: Policy): Promise<Uint8Array | null>;
   listPolicySets(organization: string): Promise<PolicySet[]>;
   listPolicySetParameters(setId: string): Promise<PolicySetParameter[]>;
@@ -81,7 +83,7 @@ export async function exportOrganization(api: ExportApi, organization: string, o
   for (const pool of poolList.pools) {
     const reason = !isValidName(pool.name) ? INVALID_NAME : (poolClashes.get(pool) ?? null);
     if (reason !== null) notExported.push({ resource: 'agent-pool', name: pool.name, reason });
-    else if (await written('agent-pool', pool.name, [poolFile(pool)])) pools += 1;
+    else if (await written('agent-pool', pool.name, [poolFile(pool, await api.listAgentTokens(pool.id))])) pools += 1;
   }
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   notExported.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -34,8 +34,12 @@ export function policyFiles(policy: Policy, code: Uint8Array, nativeKind: Native
   return files;
 }
 
-/** `agent-pools/<name>.yaml` with the scope and the allowed workspaces, and the projects lists where the pool has any (each then managed exactly). */
-export function poolFile(pool: AgentPool): ExportFile {
+/**
+ * `agent-pools/<name>.yaml` with the scope and the allowed workspaces, the projects lists where the pool has any (each
+ * then managed exactly), and its tokens' descriptions where it has any: declared without `deliver-to`, each is kept
+ * as it is, and none is made or rotated until the operator gives one.
+ */
+export function poolFile(pool: AgentPool, tokens: ReadonlyArray<{ description: string }> = []): ExportFile {
   const settings: Record<string, unknown> = {
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': [...pool.allowedWorkspaceIds].sort(),
@@ -43,6 +47,8 @@ export function poolFile(pool: AgentPool): ExportFile {
   // The hosted service's other access lists, where the pool has any (a server without them sends none).
   if (pool.allowedProjectIds.length > 0) settings['allowed-projects'] = [...pool.allowedProjectIds].sort();
   if (pool.excludedWorkspaceIds.length > 0) settings['excluded-workspaces'] = [...pool.excludedWorkspaceIds].sort();
+  const descriptions = [...new Set(tokens.map((t) => t.description).filter((d) => d !== ''))].sort();
+  if (descriptions.length > 0) settings.tokens = descriptions.map((description) => ({ description }));
   return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
 }
 

@@ -63,7 +63,10 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   const foreignPolicies = listed.flatMap((p) => (isPolicyKind(p.kind) ? [] : [{ id: p.id, name: p.name, kind: p.kind }]));
   // Each live resource is read against the declaration the planner will pair it with (plan/pairs.ts).
   const declaredOf = new Map(matchPolicies(declared.policies, policies).flatMap((m) => (m.live === null || m.declared === null ? [] : [[m.live, m.declared] as const])));
-  const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
+  const poolMatches = matchPools(declared.pools, poolList.pools).matches;
+  const cleanedUp = new Set(poolMatches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
+  // Tokens are read only for the pools that declare them: one list per such pool, the no-op's whole cost for them.
+  const withTokens = new Set(poolMatches.flatMap((m) => (m.live !== null && m.declared?.tokens != null ? [m.live] : [])));
   const readsAgents = (pool: AgentPool) => options.poolHealth === true || cleanedUp.has(pool);
   const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
@@ -75,7 +78,10 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
     return result;
   };
   // The few agent lists first: they do not wait behind the downloads.
-  const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, readsAgents(pool) ? await api.listAgents(pool.id) : []))));
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
+    const [agents, tokens] = await Promise.all([readsAgents(pool) ? api.listAgents(pool.id) : [], withTokens.has(pool) ? api.listAgentTokens(pool.id) : null]);
+    return { ...livePool(pool, agents), ...(tokens === null ? {} : { tokens: tokens.map(({ id, description, createdAt, lastUsedAt }) => ({ id, description, createdAt, lastUsedAt })) }) };
+  })));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   const withParameters = new Set((declared.policySets ?? []).filter((set) => set.parameters !== null).map((set) => set.name));
   const readSet = async (set: PolicySet): Promise<LivePolicySet> => ({

@@ -73,6 +73,7 @@ export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = 
         revision: source.revision,
         changes,
         ...((source.plan?.rollouts ?? []).length === 0 ? {} : { rollouts: source.plan!.rollouts!.map(jsonRollout) }),
+        ...((source.plan?.tokens ?? []).length === 0 ? {} : { tokens: source.plan!.tokens!.map((t) => ({ ...t })) }),
         warnings: source.plan === null ? [] : planWarnings(source.plan),
         errors: [...sourceErrors(source)],
       };

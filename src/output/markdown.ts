@@ -2,6 +2,7 @@ import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
 import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
 import { blockLine, blockSummary, blockSummaryLine, holdOf, planWarnings, visibleBlock } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
+import { tokenLine } from '../plan/tokens.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
 import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
@@ -113,6 +114,10 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   }
   if (rollouts.length > 0) {
     listings.push({ title: [`#### Rollouts (${rollouts.length})`, ''], items: rollouts.map((r) => ({ brief: `- ${escapeText(clip(rolloutLine(r), 1000))}` })), footer: [''] });
+  }
+  const tokens = plan?.tokens ?? [];
+  if (tokens.length > 0) {
+    listings.push({ title: [`#### Agent tokens (${tokens.length})`, ''], items: tokens.map((t) => ({ brief: `- ${escapeText(clip(tokenLine(t), 1000))}` })), footer: [''] });
   }
   const warnings = plan === null ? [] : planWarnings(plan);
   if (warnings.length > 0) {

@@ -3,6 +3,7 @@ import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValu
 import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
 import { blockLine, holdOf, planWarnings } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
+import { tokenLine } from '../plan/tokens.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -28,6 +29,12 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   if (rollouts.length > 0) {
     lines.push(p.bold('Rollouts:'));
     for (const rollout of rollouts) lines.push(`  - ${printable(rolloutLine(rollout))}`);
+    lines.push('');
+  }
+  const tokens = plan?.tokens ?? [];
+  if (tokens.length > 0) {
+    lines.push(p.bold('Agent tokens:'));
+    for (const token of tokens) lines.push(`  - ${printable(tokenLine(token))}`);
     lines.push('');
   }
   const warnings = plan === null ? [] : planWarnings(plan);

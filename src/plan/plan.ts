@@ -7,6 +7,7 @@ import { pairResources, type Pairing } from './pairs.js';
 import { planPolicies } from './policies.js';
 import { planPolicySets } from './policy-sets.js';
 import { planPools } from './pools.js';
+import { planTokens } from './tokens.js';
 import { planPrune } from './prune.js';
 import { withScopeNames } from './scope-names.js';
 import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './types.js';
@@ -27,19 +28,21 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
 export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions, names?: Pick<Resolved, 'errors' | 'warnings'> & Partial<Pick<Resolved, 'wildcards'>>): Plan {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
+  const tokens = planTokens(pairing.pools, options);
   const prune = planPrune(pairing, options);
   const sets = planPolicySets(pairing.sets, options, setMembers(declared));
-  const changes: Change[] = withScopeNames(sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]), live, names?.wildcards ?? new Map());
+  const changes: Change[] = withScopeNames(sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...tokens.changes, ...prune.deletes]), live, names?.wildcards ?? new Map());
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
-  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...tokens.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
   return {
     changes,
     warnings,
-    errors: [...(names?.errors ?? []), ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    errors: [...(names?.errors ?? []), ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...tokens.errors, ...foreign.errors, ...checkGuards(declared, changes, options)],
     keptUndeclared: keptUndeclared(pairing, changes),
+    ...(tokens.statuses.length === 0 ? {} : { tokens: tokens.statuses }),
   };
 }
 
@@ -60,7 +63,7 @@ function keptUndeclared(pairing: Pairing, changes: readonly Change[]): number {
 }
 
 const ACTION_ORDER: Record<ChangeAction, number> = { create: 0, replace: 1, update: 2, delete: 3 };
-const RESOURCE_ORDER: Record<ResourceType, number> = { 'policy-set': 0, policy: 1, 'agent-pool': 2, agent: 3 };
+const RESOURCE_ORDER: Record<ResourceType, number> = { 'policy-set': 0, policy: 1, 'agent-pool': 2, agent: 3, 'agent-token': 4 };
 
 function compareText(a: string, b: string): number {
   if (a === b) return 0;

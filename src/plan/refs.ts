@@ -5,7 +5,7 @@
  */
 import type { CodeSummary } from '../code-content.js';
 import type { CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, RolloutRecord } from '../model.js';
+import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, LiveToken, RolloutRecord } from '../model.js';
 
 /** A policy's code: what it is (the digest it is compared by, its size and lines), and where its bytes are. */
 export interface CodeRef extends CodeSummary {
@@ -26,7 +26,7 @@ export interface PolicySpec extends Pick<DeclaredPolicy, 'kind' | 'description' 
 export type LivePolicyRef = Omit<LivePolicy, 'code'>;
 
 /** A declared pool as a change applies it; the name is the change's. A list that is not managed is null. */
-export interface PoolSpec extends Omit<DeclaredPool, 'name' | 'allowedProjects' | 'excludedWorkspaces' | 'lines'> {
+export interface PoolSpec extends Omit<DeclaredPool, 'name' | 'allowedProjects' | 'excludedWorkspaces' | 'lines' | 'tokens'> {
   allowedProjects: string[] | null;
   excludedWorkspaces: string[] | null;
 }
@@ -65,6 +65,19 @@ export function livePoolRef(pool: LivePool): LivePoolRef {
     id, name, organizationScoped, allowedWorkspaceIds: [...allowedWorkspaceIds], allowedProjectIds: [...allowedProjectIds],
     excludedWorkspaceIds: [...excludedWorkspaceIds],
   };
+}
+
+/** A token a create makes: its description and the file, relative to the token folder, its text goes to. */
+export interface TokenSpec {
+  description: string;
+  file: string;
+}
+
+/** The live side of a token change: the pool's id (null: created by the same plan), the ids of the tokens of that description, and the token deleted. */
+export interface LiveTokenRef {
+  poolId: string | null;
+  tokenIds: string[];
+  token: LiveToken | null;
 }
 
 export function liveAgentRef(agent: LiveAgent): LiveAgentRef {

@@ -26,6 +26,8 @@ export interface SavedSource {
   errors: string[];
   /** The JSON plan's rollouts: words for a person, never read. */
   rollouts?: unknown[];
+  /** The JSON plan's agent tokens: words for a person, never read. */
+  tokens?: unknown[];
 }
 
 /** One source as the run that saved the plan had it: a record for the check of the applying run, never read as a setting. */
@@ -123,9 +125,9 @@ export function checkSavedChanges(saved: readonly Change[], fresh: readonly Chan
   return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
 }
 
-/** Changes of one resource share a key: its kind and name (and for agents, the agent). */
+/** Changes of one resource share a key: its kind and name (and for agents and tokens, the agent or token). */
 function changeKey(change: Change): string {
-  return JSON.stringify([change.resource, change.name, change.resource === 'agent' ? change.id : null]);
+  return JSON.stringify([change.resource, change.name, change.resource === 'agent' || change.resource === 'agent-token' ? change.id : null]);
 }
 
 function describeChange(change: Change): string {
@@ -155,7 +157,7 @@ function comparable(change: Change): Record<string, unknown> {
   // Words for a person are not compared: the reason, and the files a content changed (known only where the state dir
   // holds the content before, which the run that applies may not).
   const { reason: _reason, evidence: _evidence, ...rest } = withoutScopeNames(change.resource === 'policy-set' ? withoutContentFiles(change) : change);
-  return rest.resource === 'agent' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
+  return rest.resource === 'agent' || rest.resource === 'agent-token' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
 }
 
 function withoutContentFiles(change: PolicySetChange): PolicySetChange {
@@ -201,6 +203,13 @@ function staleness(change: Change, pairing: Pairing): string | null {
     const agent = pairing.pools.flatMap((pair) => pair.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === undefined) return 'the agent is gone since the plan was made';
     return same(liveAgentRef(agent), change.live) ? null : 'the agent changed since the plan was made';
+  }
+  if (change.resource === 'agent-token') {
+    const pair = pairing.pools.find((p) => p.declared?.name === change.poolName);
+    const description = change.declared?.description ?? change.live.token?.description;
+    const ids = (pair?.live?.tokens ?? []).filter((t) => t.description === description).map((t) => t.id);
+    const same = pair?.live?.id === (change.live.poolId ?? undefined) && ids.length === change.live.tokenIds.length && ids.every((id) => change.live.tokenIds.includes(id));
+    return same ? null : 'the pool\'s tokens of that description changed since the plan was made';
   }
   if (change.resource === 'policy') {
     const pair = pairFor(change, pairing.policies);

@@ -1,8 +1,8 @@
 import type { Ownership } from '../model.js';
 import type { ChangeEvidence, RolloutStatus } from './evidence.js';
-import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from './refs.js';
+import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, LiveTokenRef, PolicySetSpec, PolicySpec, PoolSpec, TokenSpec } from './refs.js';
 
-export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent';
+export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent' | 'agent-token';
 export type ChangeAction = 'create' | 'update' | 'replace' | 'delete';
 
 export interface PlanOptions {
@@ -122,6 +122,32 @@ export interface AgentChange extends ChangeBase {
   live: LiveAgentRef;
 }
 
+/**
+ * An agent pool's token made (its text delivered by the apply to the token folder the operator allows, never held
+ * by the plan) or deleted. Its name is `<pool>/<description>`.
+ */
+export interface TokenChange extends ChangeBase {
+  resource: 'agent-token';
+  action: 'create' | 'delete';
+  poolName: string;
+  /** What a create makes: the description, and the file in the token folder its text goes to; null for a deletion. */
+  declared: TokenSpec | null;
+  /** The pool (its id: null when this plan creates it), the tokens of the description when planned, and the token a deletion deletes. */
+  live: LiveTokenRef;
+}
+
+/** A live token of a pool that declares tokens, as the plan shows it (never its text). */
+export interface TokenStatus {
+  pool: string;
+  description: string;
+  id: string;
+  /** How old it is when the plan was made (`31d`); null when its creation time is unknown. */
+  age: string | null;
+  lastUsedAt: string | null;
+  /** Where its rotation stands, or that it is not declared; null when there is nothing to say. */
+  note: string | null;
+}
+
 export interface PolicySetChange extends ChangeBase {
   resource: 'policy-set';
   /** The declaration applied, with where its content is; null for deletions. */
@@ -148,7 +174,7 @@ export interface ContentFiles {
   removed: string[];
 }
 
-export type Change = PolicyChange | PolicySetChange | PoolChange | AgentChange;
+export type Change = PolicyChange | PolicySetChange | PoolChange | AgentChange | TokenChange;
 
 export interface Plan {
   changes: Change[];
@@ -162,6 +188,8 @@ export interface Plan {
   keptUndeclared?: number;
   /** Where each rollout under way stands (plan/rollout.ts); absent or empty: none. */
   rollouts?: RolloutStatus[];
+  /** The live tokens of the pools that declare tokens, with their age and last use (plan/tokens.ts); absent or empty: none. */
+  tokens?: TokenStatus[];
 }
 
 /** What became of a planned change when the plan was applied. */
