@@ -82,7 +82,7 @@ describe('agent tokens in the pool file', () => {
     await symlink(outside, join(tokens, 'out'));
     const cases: Array<[string, string[], RegExp]> = [
       ['build-prod', [], /no folder is allowed for token files/],
-      ['../build-prod', ['--token-dir', tokens], /leads out of the token folder/],
+      ['../build-prod', ['--token-dir', tokens], /leads out of the token folder: give a name relative to it, without \. or \.\. segments/],
       ['out/build-prod', ['--token-dir', tokens], /leads out of the token folder through a link/],
     ];
     for (const [file, flags, message] of cases) {
