@@ -38,7 +38,7 @@ describe('apply: the waves', () => {
   const fixture = useWorld();
 
   it('the table names the waves in the order they run', () => {
-    assert.deepEqual(WAVES.map((w) => w.name), ['finish-uploads', 'create-sets', 'create', 'update', 'delete', 'delete-sets']);
+    assert.deepEqual(WAVES.map((w) => w.name), ['finish-uploads', 'create-sets', 'create', 'tokens', 'update', 'delete', 'delete-sets']);
     // The rule of dependent-deletes.ts is the delete wave's own.
     assert.equal(typeof WAVES.find((w) => w.name === 'delete')?.skip, 'function');
   });

@@ -44,7 +44,7 @@ test('every problem of the config is reported at once, each with its key path an
     'cfg.yaml:3: sources[0] has both "path" and "git"; set only one',
     'cfg.yaml:7: sources[0].schedule "61 * * * *" is not a valid cron expression (Invalid value for minute: 61)',
     'cfg.yaml:8: sources[0].max-deletes must be 0 or more, not -1',
-    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, evidence, strict-imports, max-agent-pools, parameters, pass-timeout, sync-windows)',
+    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, evidence, strict-imports, max-agent-pools, parameters, tokens, pass-timeout, sync-windows)',
     'cfg.yaml:10: sources[1].name "platform" is already used by sources[0]',
     'cfg.yaml:13: sources[2] is missing the key "organization"',
     'cfg.yaml:13: sources[2].name "has space" is not a valid name (letters, digits, - and _)',

@@ -108,7 +108,7 @@ describe('agent pools', () => {
       {
         file: 'agent-pools/p.yaml',
         line: 10,
-        message: 'unknown key "colour" (allowed: organization-scoped, allowed-workspaces, allowed-projects, excluded-workspaces, previous-names, agent-cleanup)',
+        message: 'unknown key "colour" (allowed: organization-scoped, allowed-workspaces, allowed-projects, excluded-workspaces, previous-names, tokens, agent-cleanup)',
       },
     ]);
   });

@@ -18,6 +18,7 @@ export interface PoolFile {
 export function readPoolFile(name: string, file: string, text: string): PoolFile {
   const parsed = readSettingsFile(file, text, 'agent-pool');
   const raw = parsed.settings ?? {};
+  const tokens = parsed.problems.length === 0 ? readTokens(raw.tokens) : null;
   const pool: DeclaredPool = {
     name,
     file,
@@ -27,7 +28,7 @@ export function readPoolFile(name: string, file: string, text: string): PoolFile
     ...managedList('excludedWorkspaces', raw['excluded-workspaces']),
     previousNames: stringList(raw['previous-names']) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
-    tokens: parsed.problems.length === 0 ? readTokens(raw.tokens) : null,
+    ...(tokens === null ? {} : { tokens }),
     lines: listLines(parsed.doc, ['allowed-workspaces', 'allowed-projects', 'excluded-workspaces']),
   };
   return { pool, doc: parsed.doc, problems: parsed.problems };

@@ -6,7 +6,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { isUnder } from '../config/parameter-allowance.js';
+import { isInside } from '../path-inside.js';
 
 export const NO_TOKEN_DIR = 'no folder is allowed for token files: the operator allows one (--token-dir DIR, or tokens.dir in the config)';
 
@@ -25,7 +25,7 @@ export function tokenTarget(dir: string | null, file: string): { path: string } 
   let parent = path.dirname(target);
   while (realOrNull(parent) === null && parent !== folder) parent = path.dirname(parent);
   const realParent = realOrNull(parent);
-  if (realParent === null || !isUnder(realParent, realFolder)) return { problem: `"${file}" leads out of the token folder through a link` };
+  if (realParent === null || !isInside(realFolder, realParent)) return { problem: `"${file}" leads out of the token folder through a link` };
   if (isLink(target)) return { problem: `"${file}" is a link in the token folder; a token is written only to a regular file` };
   return { path: target };
 }
