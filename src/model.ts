@@ -75,6 +75,30 @@ export const FINAL_RUN_STATUSES: ReadonlySet<string> = new Set([
   'applied', 'planned_and_finished', 'errored', 'discarded', 'canceled', 'force_canceled', 'policy_soft_failed',
 ]);
 
+/**
+ * What one run says of one policy, the one union of the evidence (api/evidence-summary.ts makes it, plan/ reads it):
+ * `passed` and `failed` evaluated it; `errored`, `unreachable` and `canceled` (a check, an evaluation or a task stage
+ * ended so without naming it) and `counts-only` (a policy check failed something, but gives only counts, not which
+ * policy) did not say, and never count as clean.
+ */
+export type PolicyRunOutcome = 'passed' | 'failed' | 'errored' | 'unreachable' | 'canceled' | 'counts-only';
+
+/** How the service reports a policy's results: a policy check (a Sentinel set not agent-enabled), a policy evaluation, or either. */
+export type PolicyReport = 'check' | 'evaluation' | 'either';
+
+/**
+ * What kind of run it is (go-tfe `Run`): a speculative (`plan-only`) or refresh-only run cannot apply; a destroy run
+ * applies a destruction, not the configuration.
+ */
+export interface RunKind {
+  planOnly: boolean;
+  refreshOnly: boolean;
+  isDestroy: boolean;
+  /** As sent ('' when absent): `tfe-api`, `tfe-ui`, `tfe-configuration-version`, … */
+  source: string;
+  triggerReason: string;
+}
+
 /** The largest policy code file the API accepts, in bytes. */
 export const MAX_CODE_BYTES = 10_485_760;
 

@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRunCache } from '../src/api/evidence-cache.js';
-import { countRuns } from '../src/api/evidence-summary.js';
 import { readEvidence } from '../src/api/evidence.js';
-import type { PolicyEvidence } from '../src/api/evidence-types.js';
+import type { PolicyEvidence, ReadPolicyRun } from '../src/api/evidence-types.js';
 import { ApiError } from '../src/errors.js';
 import type { Seed } from '../src/emulator/index.js';
 import { startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
@@ -34,9 +33,10 @@ function seed(): Seed {
       ],
       projects: [{ id: 'prj-web', name: 'web' }],
       policySets: [
-        { id: 'polset-base', name: 'base', global: true },
+        // Agent-enabled: the Sentinel sets report through policy evaluations here (policy checks: api-policy-checks.test.ts).
+        { id: 'polset-base', name: 'base', global: true, agentEnabled: true },
         { id: 'polset-proj', name: 'proj', kind: 'opa', projects: ['prj-web'] },
-        { id: 'polset-beta', name: 'beta-only', workspaces: ['ws-beta'] },
+        { id: 'polset-beta', name: 'beta-only', workspaces: ['ws-beta'], agentEnabled: true },
       ],
       // 230 runs, one a day: three pages of 100, the window reaching back 30 days needs only the first.
       runs: Array.from({ length: 230 }, (_, i) => ({
@@ -50,6 +50,11 @@ async function addRun(f: ApiFixture, body: Record<string, unknown>): Promise<{ i
   const response = await f.emulator.control('POST', '/runs', body);
   assert.equal(response.status, 200, response.text);
   return response.json as { id: string; 'policy-evaluations': Array<{ id: string; status: string }> };
+}
+
+/** How many of `runs` were created at or after `since` with `outcome`. */
+function countRuns(runs: readonly ReadPolicyRun[], since: string, outcome = 'passed'): number {
+  return runs.filter((run) => run.outcome === outcome && Date.parse(run.createdAt) >= Date.parse(since)).length;
 }
 
 function workspace(evidence: PolicyEvidence | undefined, id: string): NonNullable<PolicyEvidence>['workspaces'][number] {
@@ -118,7 +123,10 @@ describe('the client reads runs, task stages, policy evaluations and policy-set 
     });
     assert.equal(readout.partial, false);
     const deny = readout.policies[0];
-    assert.deepEqual(workspace(deny, 'ws-alpha').latest, { runId: workspace(deny, 'ws-alpha').runs[0]?.runId, createdAt: at(1), finished: true, outcome: 'failed', enforcementLevel: 'hard-mandatory', policySets: ['base'] });
+    assert.deepEqual(workspace(deny, 'ws-alpha').latest, {
+      runId: workspace(deny, 'ws-alpha').runs[0]?.runId, createdAt: at(1), finished: true, outcome: 'failed', enforcementLevel: 'hard-mandatory', policySets: ['base'],
+      kind: { planOnly: false, refreshOnly: false, isDestroy: false, source: 'tfe-api', triggerReason: 'manual' },
+    });
     assert.deepEqual(workspace(deny, 'ws-beta').runs.map((run) => run.outcome), ['unreachable', 'passed']);
     assert.deepEqual(workspace(deny, 'ws-alpha').runs.map((run) => [run.outcome, run.enforcementLevel]), [['failed', 'hard-mandatory'], ['errored', null]]);
     assert.deepEqual([workspace(deny, 'ws-gamma').latest, workspace(deny, 'ws-gamma').complete], [null, true]);

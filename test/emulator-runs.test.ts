@@ -19,10 +19,10 @@ organizations:
       - workspace: ws-app
         created-at: 2026-11-20T10:00:00Z
         outcomes:
-          - { policy: deny-public, set: baseline, status: failed, level: soft-mandatory, print: [bucket logs is public] }
+          - { policy: deny-public, set: baseline, status: failed, level: soft-mandatory, print: [bucket logs is public], via: evaluation }
           - { policy: tags, set: rego, status: passed, kind: opa }
       - { id: run-OpsUnreachable01, workspace: ws-ops, created-at: 2026-11-21T10:00:00Z, evaluation: unreachable }
-      - { workspace: ws-ops, created-at: 2026-11-22T10:00:00Z, status: planning, outcomes: [{ policy: deny-public, set: baseline, status: passed }] }
+      - { workspace: ws-ops, created-at: 2026-11-22T10:00:00Z, status: planning, outcomes: [{ policy: deny-public, set: baseline, status: passed, via: evaluation }] }
 `;
 
 type Doc = { data: Array<{ id: string; attributes: Record<string, unknown>; relationships: Record<string, { data: Array<{ id: string }> }> }>; meta: { pagination: Record<string, unknown> } };
@@ -95,7 +95,7 @@ describe('the emulator\'s runs', () => {
     for (const [body, detail] of [
       [{ outcomes: {} }, /"workspace": "ws-…"/],
       [{ workspace: 'ws-app', outcomes: { x: 'maybe' } }, /outcomes\["x"\] must be passed, failed or errored/],
-      [{ workspace: 'ws-app', evaluation: 'lost' }, /evaluation must be unreachable or errored/],
+      [{ workspace: 'ws-app', evaluation: 'lost' }, /evaluation must be unreachable, errored, canceled, queued/],
       [{ workspace: 'ws-nowhere' }, /ws-nowhere is in no organization/],
     ] as const) {
       const response = await emulator.control('POST', '/runs', body);

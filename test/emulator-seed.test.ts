@@ -64,7 +64,7 @@ describe('emulator seed', () => {
     const problems = problemsOf('organizations: []\nbehaviour:\n  legacy-enforce: maybe\n  lenient: true\n');
     assert.deepEqual(problems.map((p) => [p.line, p.message]), [
       [3, 'behaviour.legacy-enforce must be true or false, not "maybe"'],
-      [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce, native-kind, list-omits-policy-sets, show-omits-policy-sets, ingestion-ms)'],
+      [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce, native-kind, list-omits-policy-sets, show-omits-policy-sets, ingestion-ms, run-lists-ignore-include)'],
     ]);
   });
   it('seeds an agent that never pinged (null last-ping-at and ip-address) with its created-at, and serves it so', async () => {

@@ -83,7 +83,7 @@ describe('what the evidence of a change says', () => {
 
   it('counts by each workspace\'s latest evaluated run, names the failing, and marks a mandatory level as blocking', () => {
     const e = changeEvidence(evidence, [{ name: 's3', level: 'hard-mandatory' }], all);
-    assert.deepEqual({ ...e }, { policies: ['s3'], in_scope: 8, evaluated: 3, failing: ['app-prod', 'data-prod'], passing: 1, not_evaluated: 5, window: '30 days', partial: false, blocking: ['app-prod', 'data-prod'] });
+    assert.deepEqual({ ...e }, { policies: ['s3'], in_scope: 8, evaluated: 3, failing: ['app-prod', 'data-prod'], passing: 1, not_evaluated: 5, window: '30 days', partial: false, blocking: ['app-prod', 'data-prod'], unsaid: ['ops', 'web-dev'] });
     assert.equal(evidenceLine(e), 'evidence (30 days): fails in 2 of 8 workspaces in scope (app-prod, data-prod); 1 pass; 5 never evaluated it');
     assert.equal(blockingLine(e), 'would block runs in app-prod, data-prod');
   });

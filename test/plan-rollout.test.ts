@@ -33,7 +33,7 @@ function evidence(runs: Record<string, EvidenceRun[]>, partial = false): Evidenc
 const pass = (daysAgo: number): EvidenceRun => ({ at: NOW - daysAgo * DAY, outcome: 'passed' });
 const fail = (daysAgo: number): EvidenceRun => ({ at: NOW - daysAgo * DAY, outcome: 'failed' });
 const declared: DeclaredState = { policies: [policy], pools: [] };
-const clean = { 'app-prod': [pass(1), pass(2)], 'data-prod': [pass(1)], 'web-dev': [] };
+const clean = { 'app-prod': [pass(1), pass(2)], 'data-prod': [pass(1)], 'web-dev': [pass(3)] };
 
 describe('the rollout marker', () => {
   it('records which rollout, when it began and its state, and leaves the source and description as they were', () => {
@@ -77,9 +77,34 @@ describe('a rollout decides the level each pass applies', () => {
     assert.equal(result.rollouts[0]!.cleanRuns, 2);
   });
 
+  it('clean runs count once per workspace: five in one workspace never vouch for those that never evaluated it', () => {
+    const result = withRollouts(declared, live('advisory', record('held')), evidence({ 'app-prod': [pass(1), pass(2), pass(3), pass(4), pass(5)] }), NOW);
+    const status = result.rollouts[0]!;
+    assert.deepEqual([status.state, status.cleanRuns, status.inScope, status.evaluated, status.notEvaluated], ['held', 1, 3, 1, 2]);
+  });
+
+  it('a passing speculative or destroy run is never clean, and never hides a failing apply', () => {
+    const plan = (daysAgo: number): EvidenceRun => ({ ...pass(daysAgo), applies: false });
+    const destroy = (daysAgo: number): EvidenceRun => ({ ...pass(daysAgo), destroy: true });
+    const result = withRollouts(declared, live('advisory', record('held')), evidence({
+      'app-prod': [pass(2), plan(1)], 'data-prod': [fail(2), plan(1)], 'web-dev': [plan(1), destroy(1)],
+    }), NOW);
+    const status = result.rollouts[0]!;
+    assert.deepEqual([status.state, status.cleanRuns, status.failing, status.evaluated], ['held', 1, ['data-prod'], 2]);
+    const cleanAgain = withRollouts(declared, live('advisory', record('held')), evidence({ ...clean, 'web-dev': [pass(3), fail(1)] }), NOW).rollouts[0]!;
+    assert.deepEqual([cleanAgain.state, cleanAgain.failing], ['held', ['web-dev']]);
+  });
+
+  it('held when a workspace\'s latest run could not say: canceled, unreachable or a check with only counts', () => {
+    for (const outcome of ['canceled', 'unreachable', 'counts-only'] as const) {
+      const result = withRollouts(declared, live('advisory', record('held')), evidence({ ...clean, 'web-dev': [pass(3), { at: NOW - DAY, outcome }] }), NOW);
+      assert.deepEqual([result.rollouts[0]!.state, result.rollouts[0]!.errored], ['held', ['web-dev']], outcome);
+    }
+  });
+
   it('not before its after: the same evidence a day after it began holds it', () => {
     const young = { ...record('held'), startedAt: NOW - DAY };
-    const result = withRollouts(declared, live('advisory', young), evidence({ 'app-prod': [pass(0.5), pass(0.2)], 'data-prod': [pass(0.1)] }), NOW);
+    const result = withRollouts(declared, live('advisory', young), evidence({ 'app-prod': [pass(0.5), pass(0.2)], 'data-prod': [pass(0.1)], 'web-dev': [pass(0.3)] }), NOW);
     assert.equal(result.rollouts[0]!.state, 'held');
     assert.match(rolloutLine(result.rollouts[0]!), /^policy "s3-encryption": held at advisory by its rollout: 3 of 3 clean runs; not before 2026-03-07T12:00Z$/);
   });

@@ -86,7 +86,9 @@ describe('a versioned set\'s new content: the levels its runs already show', () 
   const lib = (config: string) => ({
     'policy-sets/lib/sentinel.hcl': config,
     ...Object.fromEntries(['public', 'logging', 'tags'].map((name) => [`policy-sets/lib/${name}.sentinel`, 'main = rule { true }\n'])),
-    'policy-sets/lib/policy-set.yaml': 'global: true\n',
+    // Agent-enabled: its runs report through policy evaluations, whose outcomes carry each policy's level (a policy
+    // check's detail says only whether a failure was allowed).
+    'policy-sets/lib/policy-set.yaml': 'global: true\nagent-enabled: true\n',
   });
 
   it('a policy the latest runs show at its level is not a raise and blocks no one; one they show softer is; one no run evaluated is taken as raised', async () => {

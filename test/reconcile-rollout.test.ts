@@ -52,17 +52,18 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
     assert.equal(started?.state, 'held');
 
     // Runs from before the rollout began are not clean runs, and app-prod's latest fails.
-    assert.match(await ci(rollout), /held at advisory by its rollout: 0 of 2 clean runs; fails in app-prod\n/);
+    assert.match(await ci(rollout), /held at advisory by its rollout: 0 of 2 clean runs; fails in app-prod; 2 of 4 workspaces in scope never evaluated it\n/);
     assert.equal(await level(), 'advisory');
 
     await addRun(world, APP, { outcomes: { 's3-encryption': 'passed' } });
     await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
-    await addRun(world, WEB, { evaluation: 'errored' });
-    assert.match(await ci(rollout), /held at advisory by its rollout: 2 of 2 clean runs; errored in web-dev\n/);
+    // A Sentinel set that is not agent-enabled reports through a policy check: an errored check holds the rollout.
+    await addRun(world, WEB, { check: 'errored' });
+    assert.match(await ci(rollout), /held at advisory by its rollout: 2 of 2 clean runs; errored in web-dev; 2 of 4 workspaces in scope never evaluated it\n/);
     assert.equal(await level(), 'advisory');
 
     await addRun(world, WEB, { outcomes: { 's3-encryption': 'passed' } });
-    assert.match(await ci(rollout, ['--evidence-max-requests', '1']), /held at advisory by its rollout: \d+ of 2 clean runs; evidence partial\n/);
+    assert.match(await ci(rollout, ['--evidence-max-requests', '1']), /held at advisory by its rollout: \d+ of 2 clean runs; [^\n]*evidence partial\n/);
     assert.equal(await level(), 'advisory');
 
     const promoted = await ci(rollout);
@@ -143,7 +144,7 @@ describe('a rollout\'s after: no promotion before its time, whatever the runs sa
     await addRun(world, APP, { outcomes: { 's3-encryption': 'passed' } });
     await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
     const notBefore = new Date(started.startedAt + 7 * 86_400_000).toISOString().slice(0, 16);
-    assert.match(await ci(), new RegExp(`held at advisory by its rollout: 2 of 1 clean run; not before ${notBefore}Z\n`));
+    assert.match(await ci(), new RegExp(`held at advisory by its rollout: 2 of 1 clean run; 2 of 4 workspaces in scope never evaluated it; not before ${notBefore}Z\n`));
     assert.equal((await s3())['enforcement-level'], 'advisory');
 
     // Seven days on: the rollout began a week and an hour ago, as its marker, where every runner reads it, now says.
@@ -175,7 +176,7 @@ describe('a run waiting for an override', () => {
     await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' } });
     // Newer than app-prod's clean run: its evaluation ended failed, and the run waits for someone to override it.
     await addRun(world, APP, { outcomes: { 's3-encryption': 'failed' }, status: 'policy_override', 'created-at': new Date(Date.now() + 60_000).toISOString() });
-    assert.match(await ci(), /held at advisory by its rollout: 2 of 2 clean runs; fails in app-prod\n/);
+    assert.match(await ci(), /held at advisory by its rollout: 2 of 2 clean runs; fails in app-prod; 2 of 4 workspaces in scope never evaluated it\n/);
     assert.equal((await world.policies()).find((p) => p.name === 's3-encryption')?.['enforcement-level'], 'advisory');
   });
 });

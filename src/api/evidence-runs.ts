@@ -1,5 +1,7 @@
 /**
- * The second step of reading evidence: one run's findings. A stage's `policy-evaluations` relationship names its
+ * The second step of reading evidence: one run's findings. Its policy checks (the Sentinel sets that are not
+ * agent-enabled) are one list request when its `policy-checks` relationship names any, or leaves the relationship out;
+ * none when it names none. A stage's `policy-evaluations` relationship names its
  * evaluations, so their set outcomes are read straight away (one request each); the evaluations themselves are listed
  * (one request per stage) only when their statuses matter: the run is still under way, an evaluation has no set
  * outcome (unreachable, errored, or still running), or the stage did not name them. Otherwise an evaluation's status
@@ -9,10 +11,12 @@ import { FINAL_RUN_STATUSES } from '../model.js';
 import type { RunFindings } from './evidence-types.js';
 import { spent } from './evidence-listing.js';
 import type { RequestBudget, RequestSpender } from './request-budget.js';
-import type { PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage } from './run-types.js';
+import type { PolicyCheck, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage } from './run-types.js';
 
-/** Evaluation statuses after which nothing of an evaluation changes. */
+/** Evaluation statuses after which nothing of an evaluation changes; any other word (`queued`, one not known) may still. */
 const ENDED = new Set(['passed', 'failed', 'errored', 'unreachable', 'overridden', 'canceled']);
+/** Policy check statuses after which nothing of a check changes. */
+const CHECK_ENDED = new Set(['passed', 'soft_failed', 'hard_failed', 'overridden', 'errored', 'canceled', 'unreachable']);
 /** Evaluation statuses with no set outcome to read. */
 const WITHOUT_OUTCOMES = new Set(['pending', 'running', 'unreachable']);
 
@@ -27,11 +31,15 @@ export async function readWithin(api: RunApi, run: Run, budget: RequestBudget): 
   }
 }
 
-/** One request per evaluation a stage names (and one for the stage's list while the run is under way); three for a stage unknown. */
+/**
+ * One request for the checks unless the run names none; one per evaluation a stage names (and one for the stage's
+ * list while the run is under way); three for stages unknown.
+ */
 export function expectedCost(run: Run): number {
-  if (run.taskStages === null) return 3;
+  const checks = run.policyCheckIds === null || run.policyCheckIds.length > 0 ? 1 : 0;
+  if (run.taskStages === null) return checks + 3;
   const underWay = !FINAL_RUN_STATUSES.has(run.status);
-  return run.taskStages.reduce((sum, stage) => {
+  return checks + run.taskStages.reduce((sum, stage) => {
     const ids = stage.policyEvaluationIds;
     if (ids === null) return sum + 2;
     return sum + (ids.length === 0 ? 0 : ids.length + (underWay ? 1 : 0));
@@ -44,10 +52,11 @@ interface StageRead {
 }
 
 async function readRun(api: RunApi, run: Run, budget: RequestSpender): Promise<RunFindings> {
+  const checks = run.policyCheckIds !== null && run.policyCheckIds.length === 0 ? [] : await api.listPolicyChecks(run.id, { budget });
   const stages = run.taskStages ?? (await api.listTaskStages(run.id, { budget }));
   const reads: StageRead[] = [];
   for (const stage of stages) reads.push(await readStage(api, run, stage, budget));
-  return runFindings(run, reads.flatMap((read) => read.evaluations), reads.flatMap((read) => read.sets));
+  return runFindings(run, reads.flatMap((read) => read.evaluations), reads.flatMap((read) => read.sets), checks, stages);
 }
 
 async function readStage(api: RunApi, run: Run, stage: TaskStage, budget: RequestSpender): Promise<StageRead> {
@@ -76,17 +85,34 @@ function statusOf(sets: readonly PolicySetOutcome[]): string {
   return 'passed';
 }
 
-export function runFindings(run: Run, evaluations: ReadonlyArray<Pick<PolicyEvaluation, 'id' | 'status' | 'policyKind'>>, sets: readonly PolicySetOutcome[]): RunFindings {
+/** A stage that ended so says the policies it would have evaluated were not: they count as such, never as clean. */
+const STAGE_ENDED_SHORT = new Set(['errored', 'unreachable', 'canceled']);
+
+export function runFindings(
+  run: Run, evaluations: ReadonlyArray<Pick<PolicyEvaluation, 'id' | 'status' | 'policyKind'>>, sets: readonly PolicySetOutcome[],
+  checks: readonly PolicyCheck[] = [], stages: readonly Pick<TaskStage, 'stage' | 'status' | 'policyEvaluationIds'>[] = [],
+): RunFindings {
+  const kindOf = new Map(evaluations.map((evaluation) => [evaluation.id, evaluation.policyKind]));
   return {
     runId: run.id,
     workspaceId: run.workspaceId ?? '',
     createdAt: run.createdAt,
     status: run.status,
-    finished: FINAL_RUN_STATUSES.has(run.status) && evaluations.every((evaluation) => ENDED.has(evaluation.status)),
+    finished: FINAL_RUN_STATUSES.has(run.status) && evaluations.every((evaluation) => ENDED.has(evaluation.status)) && checks.every((check) => CHECK_ENDED.has(check.status)),
+    kind: { planOnly: run.planOnly, refreshOnly: run.refreshOnly, isDestroy: run.isDestroy, source: run.source, triggerReason: run.triggerReason },
     evaluations: evaluations.map((evaluation) => ({ id: evaluation.id, status: evaluation.status, policyKind: evaluation.policyKind })),
-    outcomes: sets.flatMap((set) => set.outcomes.map((outcome) => ({
-      policy: outcome.policyName, policySet: set.policySetName, status: outcome.status, enforcementLevel: outcome.enforcementLevel,
-    }))),
+    outcomes: [
+      ...sets.flatMap((set) => set.outcomes.map((outcome) => ({
+        policy: outcome.policyName, policySet: set.policySetName, status: outcome.status, enforcementLevel: outcome.enforcementLevel, via: 'evaluation' as const,
+        kind: kindOf.get(set.evaluationId ?? '') ?? '',
+      }))),
+      ...checks.flatMap((check) => (check.policies ?? []).map((policy) => ({
+        policy: policy.policy, policySet: policy.policySet, status: policy.error !== null ? 'errored' : policy.passed === true ? 'passed' : policy.passed === false ? 'failed' : '',
+        enforcementLevel: policy.allowedFailure ? 'advisory' : '', via: 'check' as const, kind: 'sentinel',
+      }))),
+    ],
     setErrors: sets.flatMap((set) => (set.error === null ? [] : [{ policySet: set.policySetName, error: set.error }])),
+    checks: checks.map((check) => ({ id: check.id, status: check.status, detail: check.policies !== null, failed: check.counts?.totalFailed ?? 0 })),
+    stages: stages.filter((stage) => STAGE_ENDED_SHORT.has(stage.status) && (stage.policyEvaluationIds ?? []).length === 0).map((stage) => ({ stage: stage.stage, status: stage.status })),
   };
 }

@@ -4,15 +4,18 @@
  * that it serialises whole into a JSON plan and compares with `deepEqual`.
  */
 
-/** What one run found of one policy. `unreachable`/`errored`: an evaluation of the run ended so without naming it. */
-export type EvidenceOutcome = 'passed' | 'failed' | 'errored' | 'unreachable';
+import type { PolicyRunOutcome, RunKind } from '../model.js';
 
-/** One run that evaluated the policy. */
-export interface EvidenceRun {
+export type { PolicyRunOutcome };
+
+/** One run read that evaluated the policy (or said it could not). */
+export interface ReadPolicyRun {
   runId: string;
   /** ISO 8601, as the service sent it. */
   createdAt: string;
-  outcome: EvidenceOutcome;
+  outcome: PolicyRunOutcome;
+  /** What kind of run it was (plan-only, destroy, …). */
+  kind: RunKind;
   /** The level the evaluation reported for the policy (`advisory`, `mandatory`, `soft-mandatory`, …); null when no outcome named it. */
   enforcementLevel: string | null;
   /** The policy sets whose outcomes named it, in the order read. */
@@ -26,9 +29,9 @@ export interface WorkspaceEvidence {
   workspaceId: string;
   workspaceName: string;
   /** The newest run that evaluated it (`runs[0]`), or null: none of the runs read did. */
-  latest: EvidenceRun | null;
-  /** Every run read that evaluated it, newest first: count those since any instant with `countRuns`. */
-  runs: EvidenceRun[];
+  latest: ReadPolicyRun | null;
+  /** Every run read that evaluated it, newest first. */
+  runs: ReadPolicyRun[];
   /** false: some runs of the window were not read (the budget ran out), so `runs` may lack some. */
   complete: boolean;
 }
@@ -59,7 +62,7 @@ export interface EvidenceReadout {
   policies: PolicyEvidence[];
   /** In the order given. */
   workspaces: WorkspaceReading[];
-  /** true: the request budget ran out before every run of the window was read. */
+  /** true: the request budget (of requests or of time) ran out before every run of the window was read: `isPartial`. */
   partial: boolean;
   /** Requests sent (each page one), and the budget they were counted against. */
   requests: number;
@@ -74,10 +77,16 @@ export interface RunFindings {
   workspaceId: string;
   createdAt: string;
   status: string;
-  /** The run reached a final status and every evaluation ended: nothing of it changes any more. */
+  /** The run reached a final status and every evaluation and check ended: nothing of it changes any more. */
   finished: boolean;
+  kind: RunKind;
   evaluations: Array<{ id: string; status: string; policyKind: string }>;
-  outcomes: Array<{ policy: string; policySet: string; status: string; enforcementLevel: string }>;
-  /** Sets whose outcome carried an error. */
+  /** Every policy named, by its evaluation's set outcomes or its check's `sentinel` detail (`enforcementLevel` '' when not said). */
+  outcomes: Array<{ policy: string; policySet: string; status: string; enforcementLevel: string; via: 'check' | 'evaluation'; kind: string }>;
+  /** Sets whose outcome carried an error (or an entry naming no policy that did not pass). */
   setErrors: Array<{ policySet: string; error: string }>;
+  /** Its policy checks: status, whether they gave per-policy detail, how many policies failed by their counts. */
+  checks: Array<{ id: string; status: string; detail: boolean; failed: number }>;
+  /** Its task stages that ended errored, unreachable or canceled with no evaluation. */
+  stages: Array<{ stage: string; status: string }>;
 }

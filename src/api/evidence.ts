@@ -10,7 +10,7 @@ import { mapLimit } from '../map-limit.js';
 import { createRunCache, type RunCache } from './evidence-cache.js';
 import { listInScope, type EvidenceListing } from './evidence-listing.js';
 import { readWithin } from './evidence-runs.js';
-import { isComplete, policyEvidence, type WorkspaceRead } from './evidence-summary.js';
+import { isComplete, isPartial, policyEvidence, type PolicyAsk, type WorkspaceRead } from './evidence-summary.js';
 import type { EvidenceReadout, RunFindings } from './evidence-types.js';
 import { RequestBudget } from './request-budget.js';
 import type { Run, RunApi } from './run-types.js';
@@ -24,8 +24,8 @@ export interface EvidenceOptions {
   organization: string;
   /** The workspaces in scope of any policy asked about; each policy's evidence lists them all, in this order. */
   workspaces: ReadonlyArray<{ id: string; name: string }>;
-  /** Policy names. */
-  policies: readonly string[];
+  /** Policy names, or asks with their kind and how the service reports them (a name alone: either). */
+  policies: ReadonlyArray<string | PolicyAsk>;
   /** How far back runs are read. @default DEFAULT_EVIDENCE_WINDOW_MS (30 days) */
   windowMs?: number;
   /** Requests this read may send. @default DEFAULT_EVIDENCE_BUDGET (500) */
@@ -64,12 +64,12 @@ export async function readEvidence(api: RunApi, options: EvidenceOptions): Promi
   return {
     organization: options.organization,
     window: { from: new Date(to - ms).toISOString(), to: new Date(to).toISOString(), ms },
-    policies: options.policies.map((policy) => policyEvidence(policy, reads)),
+    policies: options.policies.map((policy) => policyEvidence(typeof policy === 'string' ? { name: policy } : policy, reads)),
     workspaces: reads.map((read) => ({
       workspaceId: read.workspace.id, workspaceName: read.workspace.name, runsInWindow: read.runs?.length ?? null,
       runsRead: read.runs?.filter((run) => run.findings !== null).length ?? 0, complete: isComplete(read),
     })),
-    partial: reads.some((read) => !isComplete(read)),
+    partial: isPartial(reads),
     requests: budget.spent,
     budget: budget.limit,
     cachedRuns,

@@ -9,7 +9,7 @@
 
 export type IdKind =
   | 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent' | 'agent-token'
-  | 'run' | 'task-stage' | 'policy-evaluation' | 'policy-set-outcome';
+  | 'run' | 'task-stage' | 'policy-evaluation' | 'policy-set-outcome' | 'policy-check';
 
 const PREFIX: Readonly<Record<IdKind, string>> = {
   policy: 'pol',
@@ -25,6 +25,7 @@ const PREFIX: Readonly<Record<IdKind, string>> = {
   'task-stage': 'ts',
   'policy-evaluation': 'poleval',
   'policy-set-outcome': 'psout',
+  'policy-check': 'polchk',
 };
 
 /** The most characters after the prefix: the service's ids carry 16, a margin is left for other servers. */

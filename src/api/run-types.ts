@@ -1,13 +1,16 @@
 /**
- * Runs and what their policy evaluations found, as the client reads them (docs/api-behaviour.md, Runs and policy
- * evaluations; go-tfe `run.go`, `task_stages.go`, `policy_evaluation.go`). Words the service sends are kept as sent:
- * a status this tool does not know is never read as a known one.
+ * Runs and what their policy checks and policy evaluations found, as the client reads them (docs/api-behaviour.md,
+ * Runs and policy evaluations; go-tfe `run.go`, `task_stages.go`, `policy_evaluation.go`, `policy_check.go`). Words
+ * the service sends are kept as sent: a status this tool does not know is never read as a known one.
  */
 import type { RequestSpender } from './request-budget.js';
 
 export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
 
-export type PolicyEvaluationStatus = 'passed' | 'failed' | 'pending' | 'running' | 'unreachable' | 'overridden' | 'canceled' | 'errored';
+export type PolicyEvaluationStatus = 'passed' | 'failed' | 'pending' | 'queued' | 'running' | 'unreachable' | 'overridden' | 'canceled' | 'errored';
+
+/** go-tfe `PolicyStatus`. */
+export type PolicyCheckStatus = 'pending' | 'queued' | 'passed' | 'soft_failed' | 'hard_failed' | 'overridden' | 'errored' | 'canceled' | 'unreachable';
 
 export type PolicyOutcomeStatus = 'passed' | 'failed' | 'errored';
 
@@ -18,8 +21,42 @@ export interface Run {
   /** ISO 8601; '' when the answer carries none. */
   createdAt: string;
   workspaceId: string | null;
-  /** The task stages the answer included (`include=task_stages`), in its order; null when it included none. */
+  /**
+   * The task stages the answer included (`include=task_stages`), in its order; null when it did not include them all
+   * (an answer with no `included` at all, as a list that ignores the include sends, says nothing of them).
+   */
   taskStages: TaskStage[] | null;
+  /** The `policy-checks` relationship's ids; null when the answer leaves it out (read them then). */
+  policyCheckIds: string[] | null;
+  /** `plan-only`: a speculative plan, which cannot apply. */
+  planOnly: boolean;
+  /** `refresh-only`: it changes no resource. */
+  refreshOnly: boolean;
+  /** `is-destroy`. */
+  isDestroy: boolean;
+  /** `source` (`tfe-api`, `tfe-ui`, `tfe-configuration-version`, …) and `trigger-reason`, as sent; '' when absent. */
+  source: string;
+  triggerReason: string;
+}
+
+/** One policy's result in a check's `sentinel` detail (`sentinel.data.<set>.policies[]`). */
+export interface CheckedPolicy {
+  policySet: string;
+  policy: string;
+  /** `result`: true passed, false failed; null when absent. */
+  passed: boolean | null;
+  /** `allowed-failure` (or `allowed_failure`): an advisory policy, whose failure does not stop the run. */
+  allowedFailure: boolean;
+  error: string | null;
+}
+
+export interface PolicyCheck {
+  id: string;
+  status: PolicyCheckStatus | (string & {});
+  /** The `result` counts; null when the check has no result yet. */
+  counts: { passed: number; totalFailed: number; hardFailed: number; softFailed: number; advisoryFailed: number } | null;
+  /** Each policy's result from `result.sentinel`; null when the check gives only counts (or a shape not read). */
+  policies: CheckedPolicy[] | null;
 }
 
 export interface TaskStage {
@@ -51,6 +88,8 @@ export interface PolicyOutcome {
 
 export interface PolicySetOutcome {
   id: string;
+  /** The `policy-evaluation` relationship's id; null when the answer leaves it out. */
+  evaluationId: string | null;
   policySetName: string;
   /** The set's error; null when it has none. */
   error: string | null;
@@ -89,6 +128,8 @@ export interface RunApi {
   listOrganizationRuns(organization: string, options?: ListOrganizationRunsOptions): Promise<Run[]>;
   /** `GET /runs/:id/task-stages`. */
   listTaskStages(runId: string, options?: BudgetOption): Promise<TaskStage[]>;
+  /** `GET /runs/:id/policy-checks`. */
+  listPolicyChecks(runId: string, options?: BudgetOption): Promise<PolicyCheck[]>;
   /** `GET /task-stages/:id/policy-evaluations`. */
   listPolicyEvaluations(taskStageId: string, options?: BudgetOption): Promise<PolicyEvaluation[]>;
   /** `GET /policy-evaluations/:id/policy-set-outcomes`, with `filter[N][status]` and `filter[N][enforcement_level]`. */

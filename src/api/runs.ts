@@ -8,13 +8,16 @@ import { idSegment } from './ids.js';
 import { primary } from './json-api.js';
 import { listAll, type ListTransport } from './paginate.js';
 import { readWith } from './responses.js';
-import { parsePolicyEvaluation, parsePolicySetOutcome, parseRun, parseTaskStage } from './run-resources.js';
+import { parsePolicyCheck, parsePolicyEvaluation, parsePolicySetOutcome, parseRun, parseTaskStage } from './run-resources.js';
 import type {
-  BudgetOption, ListOrganizationRunsOptions, ListRunsOptions, OutcomeFilter, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage,
+  BudgetOption, ListOrganizationRunsOptions, ListRunsOptions, OutcomeFilter, PolicyCheck, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage,
 } from './run-types.js';
 import type { Transport } from './transport.js';
 
 type Params = Array<readonly [string, string]>;
+
+/** go-tfe's `RunOperation` words and the docs' `action_only`: every run a workspace has. */
+const ALL_OPERATIONS = 'plan_and_apply,plan_only,save_plan,refresh_only,destroy,empty_apply,action_only';
 
 export class RunEndpoints implements RunApi {
   constructor(private readonly transport: Transport, private readonly signal: AbortSignal | undefined) {}
@@ -23,8 +26,9 @@ export class RunEndpoints implements RunApi {
     return options?.budget === undefined ? this.transport : options.budget.view(this.transport);
   }
 
+  /** Every operation, plan-only runs too, which the list leaves out unless `filter[operation]` names them (`run.mdx`). */
   async listWorkspaceRuns(workspaceId: string, options: ListRunsOptions = {}): Promise<Run[]> {
-    return this.runsSince(`/workspaces/${idSegment('workspace', workspaceId)}/runs`, [], options);
+    return this.runsSince(`/workspaces/${idSegment('workspace', workspaceId)}/runs`, [['filter[operation]', ALL_OPERATIONS]], options);
   }
 
   async listOrganizationRuns(organization: string, options: ListOrganizationRunsOptions = {}): Promise<Run[]> {
@@ -33,13 +37,22 @@ export class RunEndpoints implements RunApi {
     return this.runsSince(`/organizations/${encodeURIComponent(organization)}/runs`, params, options);
   }
 
-  /** Newest first: the page that reaches a run older than `since` is the last one read, and such runs are left out. */
+  /**
+   * Newest first by `created-at`, whatever order the runs came in (no document states it). The list is read no further
+   * than the first page that reaches a run older than `since` (the service's pages run newest first, as its answers
+   * show: docs/api-behaviour.md), and such runs are left out.
+   */
   private async runsSince(path: string, params: Params, options: ListRunsOptions): Promise<Run[]> {
     const all: Params = [...params, ...(options.includeTaskStages === true ? [['include', 'task_stages'] as const] : [])];
     const since = options.since;
     const older = (run: Run): boolean => since !== undefined && Date.parse(run.createdAt) < since;
     const pages = await listAll(this.via(options), this.signal, path, all, parseRun, (page) => page.items.some(older));
-    return pages.flatMap((page) => page.items).filter((run) => !older(run));
+    return pages.flatMap((page) => page.items).filter((run) => !older(run)).sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  }
+
+  async listPolicyChecks(runId: string, options?: BudgetOption): Promise<PolicyCheck[]> {
+    const pages = await listAll(this.via(options), this.signal, `/runs/${idSegment('run', runId)}/policy-checks`, [], parsePolicyCheck);
+    return pages.flatMap((page) => page.items);
   }
 
   async listTaskStages(runId: string, options?: BudgetOption): Promise<TaskStage[]> {

@@ -316,9 +316,15 @@ function unknownFlagMessage(argv: string[]): string | null {
   return null;
 }
 
+/** The longest evidence window: the organization's run list covers the last year unless `filter[timeframe]` says (`run.mdx`). */
+const MAX_EVIDENCE_WINDOW_DAYS = 365;
+
 /** `--evidence-window 30d` and `--evidence-max-requests N`, checked. */
 function evidenceFlags(window: string | undefined, maxRequests: string | undefined): CliArgs['evidence'] {
   if (window !== undefined && !/^[1-9][0-9]{0,2}d$/.test(window)) throw new UsageError(`--evidence-window must be a number of days such as 30d, not "${window}"`);
+  if (window !== undefined && Number.parseInt(window, 10) > MAX_EVIDENCE_WINDOW_DAYS) {
+    throw new UsageError(`--evidence-window must be at most ${MAX_EVIDENCE_WINDOW_DAYS}d, not "${window}": the organization's run list reads only the last ${MAX_EVIDENCE_WINDOW_DAYS} days`);
+  }
   const max = maxRequests === undefined ? null : Number(maxRequests);
   if (max !== null && (!Number.isInteger(max) || max < 0)) throw new UsageError(`--evidence-max-requests must be a whole number, not "${maxRequests}"`);
   return { windowDays: window === undefined ? null : Number.parseInt(window, 10), maxRequests: max };

@@ -21,6 +21,7 @@ export interface ControlDeps {
   faults: FaultList;
   log: RequestLog;
   limiter: RateLimiter;
+  runListLimiter: RateLimiter;
   /** Changed in place. */
   behaviour: Behaviour;
 }
@@ -36,6 +37,7 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'PATCH', pattern: '/agents/:id', handler: updateAgent },
     { method: 'PATCH', pattern: '/authentication-tokens/:id', handler: async (ctx) => ok(updateToken(ctx, await readJson(ctx))) },
     { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
+    { method: 'PUT', pattern: '/run-list-rate-limit', handler: async (ctx) => ok(setRateLimit(deps.runListLimiter, await readJson(ctx))) },
     { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
     { method: 'GET', pattern: '/state', handler: (ctx) => (settleDue(ctx.store, ctx.now()), ok(dumpState(ctx.store, ctx.behaviour.nativeKind))) },

@@ -7,7 +7,7 @@ import { settleDue } from './ingestion.js';
 import { faultContext, growing, hugeBody } from './hostile-replies.js';
 import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
 import { MAX_CODE_BYTES } from '../model.js';
-import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
+import { isRunList, RATE_LIMITED_BODY, type RateDecision, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
 import { errorMessage } from '../errors.js';
@@ -20,6 +20,8 @@ export interface Pipeline {
   uploads: Router;
   faults: FaultList;
   limiter: RateLimiter;
+  /** The run lists' own limit, per minute, taken after the one of every endpoint. */
+  runListLimiter: RateLimiter;
   log: RequestLog;
   logger: Logger;
   token: string;
@@ -29,7 +31,7 @@ export interface Pipeline {
 export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
   settleDue(ctx.store, ctx.now());
   const presented = bearer(ctx.req);
-  const rate = p.limiter.take(presented ?? '');
+  const rate = takeRate(p, ctx, presented ?? '');
   const finish = (status: number | null): void => record(p, ctx, loggedPath, status);
   if (!sameToken(presented, p.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
@@ -55,6 +57,18 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
   }
   const shaped = fault?.kind === 'endless-pages' ? endless(reply, ctx) : fault?.kind === 'growing-pages' ? growing(reply, ctx) : reply;
   answer(res, shaped, headers, JSON_API, finish);
+}
+
+/**
+ * The rate decision of a request: every endpoint's limit, and for a run list its own too (`run.mdx`: 30 a minute), whose
+ * headers it then answers with (`index.mdx`, "Lower rate limits for some endpoints": the lower limit shows in
+ * `x-ratelimit-limit`). A request refused by the first is not counted by the second.
+ */
+function takeRate(p: Pipeline, ctx: Context, key: string): RateDecision {
+  const rate = p.limiter.take(key);
+  if (!rate.allowed || !isRunList(ctx.method, ctx.path) || p.runListLimiter.limit() <= 0) return rate;
+  const own = p.runListLimiter.take(key);
+  return { allowed: own.allowed, headers: { ...rate.headers, ...own.headers } };
 }
 
 /** What a malformed fault answers by default: a document cut off in the middle, as a proxy that gave up would send it. */

@@ -1,5 +1,5 @@
 /**
- * Per-user request counting over one second (a user is a token here). `sliding`, the default and the
+ * Per-user request counting over one window, a second unless given (a user is a token here). `sliding`, the default and the
  * strictest reading of the service: a request is refused while `limit` requests were let through in
  * the second before it. `fixed`: windows start with the first request after the last window ended.
  * Refused requests do not count.
@@ -7,7 +7,7 @@
 
 import type { RateLimitWindow } from './types.js';
 
-const WINDOW_MS = 1000;
+const SECOND_MS = 1000;
 
 export interface RateDecision {
   allowed: boolean;
@@ -31,7 +31,7 @@ type Spent = number[];
  * window holds.
  */
 export function createRateLimiter(
-  initialLimit: number, now: () => number, initialWindow: RateLimitWindow = 'sliding', reset: 'real' | 'zero' = 'real',
+  initialLimit: number, now: () => number, initialWindow: RateLimitWindow = 'sliding', reset: 'real' | 'zero' = 'real', windowMs = SECOND_MS,
 ): RateLimiter {
   let limit = initialLimit;
   let window = initialWindow;
@@ -42,11 +42,11 @@ export function createRateLimiter(
       const at = now();
       const times = spent.get(key) ?? [];
       spent.set(key, times);
-      forget(times, at, window);
+      forget(times, at, window, windowMs);
       const allowed = times.length < limit;
       if (allowed) times.push(at);
       // Seconds until the oldest request still counted stops counting: a slot frees (sliding) or the window ends (fixed).
-      const seconds = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1000;
+      const seconds = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + windowMs - at) / 1000;
       return {
         allowed,
         headers: {
@@ -70,16 +70,24 @@ export function createRateLimiter(
 }
 
 /** Drops the requests that no longer count at `at`. At most `limit` times are ever kept. */
-function forget(times: Spent, at: number, window: RateLimitWindow): void {
+function forget(times: Spent, at: number, window: RateLimitWindow, windowMs: number): void {
   const first = times[0];
   if (first === undefined) return;
   if (window === 'fixed') {
-    if (at - first >= WINDOW_MS) times.length = 0;
+    if (at - first >= windowMs) times.length = 0;
     return;
   }
   let expired = 0;
-  while (expired < times.length && at - (times[expired] ?? at) >= WINDOW_MS) expired += 1;
+  while (expired < times.length && at - (times[expired] ?? at) >= windowMs) expired += 1;
   if (expired > 0) times.splice(0, expired);
+}
+
+/** The run lists' own limit (`run.mdx`, both "List Runs" sections): 30 a minute. */
+export const RUN_LIST_WINDOW_MS = 60_000;
+
+/** `GET /workspaces/:id/runs` and `GET /organizations/:org/runs`, which count against their own limit as well. */
+export function isRunList(method: string, path: string): boolean {
+  return method === 'GET' && /^\/(workspaces|organizations)\/[^/]+\/runs\/?$/.test(path);
 }
 
 export const RATE_LIMITED_BODY = {

@@ -1,14 +1,16 @@
 /**
- * Runs, their task stages, policy evaluations and policy-set outcomes (docs/api-behaviour.md, Runs and policy
- * evaluations). Every list pages as the others do; runs are listed newest first, and the organization's list carries
- * no `total-count` or `total-pages` (go-tfe reads it as `OrganizationRunList`, whose pagination has none).
+ * Runs, their task stages, policy checks, policy evaluations and policy-set outcomes (docs/api-behaviour.md, Runs and
+ * policy evaluations). Every list pages as the others do; runs are listed newest first, and the organization's list
+ * carries no `total-count` or `total-pages` (go-tfe reads it as `OrganizationRunList`, whose pagination has none). The
+ * workspace's list leaves out plan-only runs unless `filter[operation]` names them (`run.mdx`); the organization's
+ * list, of which the docs say nothing, shows them.
  */
 import { FINAL_RUN_STATUSES } from '../model.js';
 import { badRequest, notFound, type Reply } from './http.js';
 import { includes, requireOrg } from './lookups.js';
 import { paginate } from './pagination.js';
-import { evaluationResource, runResource, setOutcomeResource, taskStageResource } from './run-documents.js';
-import type { PolicyOutcomeRecord, RunRecord, RunStore } from './run-records.js';
+import { evaluationResource, policyCheckOutput, policyCheckResource, runResource, setOutcomeResource, taskStageResource } from './run-documents.js';
+import { runOperation, type PolicyCheckRecord, type PolicyOutcomeRecord, type RunRecord, type RunStore } from './run-records.js';
 import type { Context, Route } from './router.js';
 
 export const runRoutes: Route[] = [
@@ -16,6 +18,12 @@ export const runRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/runs', handler: listOrganizationRuns },
   { method: 'GET', pattern: '/runs/:id', handler: (ctx) => ({ status: 200, body: runDocument(ctx, [requireRun(ctx.store.runs, ctx.params.id)]) }) },
   { method: 'GET', pattern: '/runs/:id/task-stages', handler: listTaskStages },
+  { method: 'GET', pattern: '/runs/:id/policy-checks', handler: listPolicyChecks },
+  { method: 'GET', pattern: '/policy-checks/:id', handler: (ctx) => ({ status: 200, body: { data: policyCheckResource(requireCheck(ctx)) } }) },
+  {
+    method: 'GET', pattern: '/policy-checks/:id/output',
+    handler: (ctx) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: Buffer.from(policyCheckOutput(requireCheck(ctx))) }),
+  },
   { method: 'GET', pattern: '/task-stages/:id', handler: showTaskStage },
   { method: 'GET', pattern: '/task-stages/:id/policy-evaluations', handler: listEvaluations },
   { method: 'GET', pattern: '/policy-evaluations/:id/policy-set-outcomes', handler: listSetOutcomes },
@@ -27,6 +35,29 @@ function requireRun(runs: RunStore, id: string | undefined): RunRecord {
   if (run === undefined) throw notFound();
   return run;
 }
+
+function requireCheck(ctx: Context): PolicyCheckRecord {
+  const check = ctx.store.runs.checks.get(ctx.params.id ?? '');
+  if (check === undefined) throw notFound();
+  return check;
+}
+
+function listPolicyChecks(ctx: Context): Reply {
+  const run = requireRun(ctx.store.runs, ctx.params.id);
+  const checks = run.checkIds.flatMap((id) => ctx.store.runs.checks.get(id) ?? []);
+  const page = paginate(checks, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  return { status: 200, body: { data: page.items.map(policyCheckResource), links: page.links, meta: { pagination: page.pagination } } };
+}
+
+/** `filter[operation]`: comma-separated operations; without it, `defaults` (null: every run). */
+function operationFilter(ctx: Context, defaults: readonly string[] | null): (run: RunRecord) => boolean {
+  const asked = (ctx.query.get('filter[operation]') ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
+  const allowed = asked.length > 0 ? asked : defaults;
+  return (run) => allowed === null || allowed.includes(runOperation(run));
+}
+
+/** What the workspace's list shows without `filter[operation]`: every run but the plan-only ones. */
+const WORKSPACE_DEFAULT_OPERATIONS = ['plan_and_apply', 'save_plan', 'refresh_only', 'destroy', 'empty_apply'];
 
 /** `filter[status]`: comma-separated run statuses. */
 function statusFilter(ctx: Context): (run: RunRecord) => boolean {
@@ -50,7 +81,8 @@ function runListDocument(ctx: Context, runs: readonly RunRecord[], withTotals: b
 function runDocument(ctx: Context, runs: readonly RunRecord[], list = false): Record<string, unknown> {
   const data = runs.map(runResource);
   const document: Record<string, unknown> = { data: list ? data : data[0] };
-  if (includes(ctx.query, 'task_stages') || includes(ctx.query, 'task-stages')) {
+  const ignored = list && ctx.behaviour.runListsIgnoreInclude;
+  if (!ignored && (includes(ctx.query, 'task_stages') || includes(ctx.query, 'task-stages'))) {
     document.included = runs.flatMap((run) => run.stageIds.flatMap((id) => {
       const stage = ctx.store.runs.stages.get(id);
       return stage === undefined ? [] : [taskStageResource(ctx.store.runs, stage)];
@@ -62,7 +94,7 @@ function runDocument(ctx: Context, runs: readonly RunRecord[], list = false): Re
 function listWorkspaceRuns(ctx: Context): Reply {
   const known = [...ctx.store.orgs.values()].some((org) => org.workspaces.has(ctx.params.id ?? ''));
   if (!known) throw notFound();
-  const runs = (ctx.store.runs.byWorkspace.get(ctx.params.id ?? '') ?? []).filter(statusFilter(ctx));
+  const runs = (ctx.store.runs.byWorkspace.get(ctx.params.id ?? '') ?? []).filter(statusFilter(ctx)).filter(operationFilter(ctx, WORKSPACE_DEFAULT_OPERATIONS));
   return { status: 200, body: runListDocument(ctx, runs, true) };
 }
 
@@ -72,10 +104,12 @@ const STATUS_GROUPS: Readonly<Record<string, (status: string) => boolean>> = {
   discardable: (status) => ['planned', 'cost_estimated', 'policy_checked', 'policy_override', 'post_plan_completed', 'planned_and_saved'].includes(status),
 };
 
+const YEAR_MS = 365 * 86_400_000;
+
 /**
  * `filter[workspace_names]` (comma-separated, whole names), `filter[status]`, `filter[status_group]` (`final`,
- * `non_final`, `discardable`; another is a 400); `filter[timeframe]` is taken and ignored (its values are documented
- * nowhere). Newest first across the organization.
+ * `non_final`, `discardable`; another is a 400), `filter[operation]`; without `filter[timeframe]` only the runs of
+ * the last 365 days. Newest first across the organization.
  */
 function listOrganizationRuns(ctx: Context): Reply {
   const org = requireOrg(ctx.store, ctx.params.org);
@@ -84,9 +118,13 @@ function listOrganizationRuns(ctx: Context): Reply {
   const inGroup = group === null || group === '' ? () => true : STATUS_GROUPS[group];
   if (inGroup === undefined) throw badRequest(`filter[status_group] must be ${Object.keys(STATUS_GROUPS).join(', ')}`);
   const ids = [...org.workspaces].filter(([, name]) => names.length === 0 || names.includes(name)).map(([id]) => id);
+  // Without `filter[timeframe]` the list covers the last year (`run.mdx`); the values it takes are documented nowhere,
+  // so any value given lifts the cut.
+  const from = ctx.query.get('filter[timeframe]') === null ? ctx.now() - YEAR_MS : -Infinity;
   const runs = ids.flatMap((id) => ctx.store.runs.byWorkspace.get(id) ?? [])
-    .filter((run) => run.org === org.name && inGroup(run.status))
+    .filter((run) => run.org === org.name && inGroup(run.status) && Date.parse(run.createdAt) >= from)
     .filter(statusFilter(ctx))
+    .filter(operationFilter(ctx, null))
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
   return { status: 200, body: runListDocument(ctx, runs, false) };
 }

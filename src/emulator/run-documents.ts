@@ -1,8 +1,9 @@
-/** JSON:API serialisers of runs, task stages, policy evaluations and policy-set outcomes, in go-tfe's shapes. */
+/** JSON:API serialisers of runs, task stages, policy checks, policy evaluations and policy-set outcomes, in go-tfe's shapes. */
 import type { NativeKindName } from '../model.js';
 import { kindWord } from './records.js';
 import {
-  resultCount, type EvaluationRecord, type PolicyOutcomeRecord, type RunRecord, type RunStore, type SetOutcomeRecord, type TaskStageRecord,
+  checkCounts, resultCount, type EvaluationRecord, type PolicyCheckRecord, type PolicyOutcomeRecord, type RunRecord, type RunStore, type SetOutcomeRecord,
+  type TaskStageRecord,
 } from './run-records.js';
 
 const BASE = '/api/v2';
@@ -19,24 +20,28 @@ export function runResource(run: RunRecord): Record<string, unknown> {
       status: run.status,
       'created-at': run.createdAt,
       'status-timestamps': { [`${run.status.replaceAll('_', '-')}-at`]: run.createdAt },
-      source: 'tfe-api',
+      source: run.source,
+      'trigger-reason': run.triggerReason,
       message: 'Queued manually using the API',
       'has-changes': true,
-      'is-destroy': false,
-      'plan-only': false,
+      'is-destroy': run.isDestroy,
+      'plan-only': run.planOnly,
+      'refresh-only': run.refreshOnly,
     },
     relationships: {
       workspace: { data: ref(run.workspaceId, 'workspaces') },
       'task-stages': { data: run.stageIds.map((id) => ref(id, 'task-stages')) },
+      'policy-checks': { data: run.checkIds.map((id) => ref(id, 'policy-checks')) },
     },
     links: { self: `${BASE}/runs/${run.id}` },
   };
 }
 
-/** A stage's status: `passed` with no evaluation, else the worst of its evaluations'. */
+/** A stage's status: as given, else `passed` with no evaluation, else the worst of its evaluations'. */
 function stageStatus(runs: RunStore, stage: TaskStageRecord): string {
+  if (stage.status !== undefined) return stage.status;
   const statuses = stage.evaluationIds.map((id) => runs.evaluations.get(id)?.status ?? 'pending');
-  for (const status of ['running', 'pending', 'unreachable', 'errored', 'failed'] as const) if (statuses.includes(status)) return status;
+  for (const status of ['running', 'pending', 'queued', 'unreachable', 'errored', 'canceled', 'failed'] as const) if (statuses.includes(status)) return status;
   return 'passed';
 }
 
@@ -106,4 +111,47 @@ export function setOutcomeResource(set: SetOutcomeRecord, outcomes: readonly Pol
     relationships: { 'policy-evaluation': { data: ref(set.evaluationId, 'policy-evaluations') } },
     links: { self: `${BASE}/policy-set-outcomes/${set.id}` },
   };
+}
+
+/**
+ * A policy check (go-tfe `PolicyCheck`, `policy-checks.mdx`): its `result` counts, and, unless the check gives only
+ * counts, the per-policy detail in `result.sentinel` as a public script reads it off the service:
+ * `sentinel.data.<set>.policies[]`, each `policy` (`<set>/<name>`), `result`, `allowed-failure` and `error`
+ * (docs/api-behaviour.md, Policy checks).
+ */
+export function policyCheckResource(check: PolicyCheckRecord): Record<string, unknown> {
+  const ended = check.status !== 'queued' && check.status !== 'pending';
+  const sentinel = {
+    schema_version: 1,
+    data: Object.fromEntries(check.sets.map((set) => [set.setName, {
+      result: set.outcomes.every((outcome) => outcome.status === 'passed' || outcome.enforcementLevel === 'advisory'),
+      policies: set.outcomes.map((outcome) => ({
+        policy: `${set.setName}/${outcome.policyName}`,
+        result: outcome.status === 'passed',
+        'allowed-failure': outcome.enforcementLevel === 'advisory',
+        error: outcome.status === 'errored' ? `policy ${outcome.policyName} errored` : null,
+      })),
+    }])),
+  };
+  return {
+    id: check.id,
+    type: 'policy-checks',
+    attributes: {
+      status: check.status,
+      scope: 'organization',
+      result: ended ? { ...checkCounts(check), ...(check.detail ? { sentinel } : {}) } : null,
+      'status-timestamps': { 'queued-at': check.createdAt, ...(ended ? { [`${check.status.replaceAll('_', '-')}-at`]: check.createdAt } : {}) },
+      actions: { 'is-overridable': check.status === 'soft_failed' },
+      permissions: { 'can-override': false },
+    },
+    relationships: { run: { data: ref(check.runId, 'runs') } },
+    links: { self: `${BASE}/policy-checks/${check.id}`, output: `${BASE}/policy-checks/${check.id}/output` },
+  };
+}
+
+/** The check's log, as Sentinel prints it: one line per policy. */
+export function policyCheckOutput(check: PolicyCheckRecord): string {
+  const lines = check.sets.flatMap((set) => set.outcomes.map((outcome) =>
+    `${outcome.status === 'passed' ? 'Pass' : 'Fail'} - ${outcome.policyName}.sentinel (${outcome.enforcementLevel})`));
+  return `Sentinel Result: ${String(checkCounts(check).result)}\n\n${lines.join('\n')}\n`;
 }

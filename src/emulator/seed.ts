@@ -10,6 +10,7 @@ import type { Behaviour, FaultSpec, RateLimitWindow, Seed, SeedAgent, SeedAgentP
 interface RawSeed {
   token?: string;
   'rate-limit'?: number;
+  'run-list-rate-limit'?: number;
   'rate-limit-window'?: RateLimitWindow;
   'rate-limit-reset'?: 'real' | 'zero';
   'native-kind'?: 'native' | 'sentinel';
@@ -27,6 +28,7 @@ export interface RawBehaviour {
   'list-omits-policy-sets'?: boolean;
   'show-omits-policy-sets'?: boolean;
   'ingestion-ms'?: number;
+  'run-lists-ignore-include'?: boolean;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -37,6 +39,7 @@ const BEHAVIOUR_KEYS = {
   'list-omits-policy-sets': 'listOmitsPolicySets',
   'show-omits-policy-sets': 'showOmitsPolicySets',
   'ingestion-ms': 'ingestionMs',
+  'run-lists-ignore-include': 'runListsIgnoreInclude',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -55,9 +58,17 @@ interface RawRun {
   workspace: string;
   'created-at': string;
   status?: string;
-  evaluation?: 'unreachable' | 'errored';
+  evaluation?: SeedRun['evaluation'];
   kind?: 'native' | 'opa';
   outcomes?: SeedRunOutcome[];
+  check?: SeedRun['check'];
+  'check-detail'?: boolean;
+  stage?: SeedRun['stage'];
+  'plan-only'?: boolean;
+  'is-destroy'?: boolean;
+  'refresh-only'?: boolean;
+  source?: string;
+  'trigger-reason'?: string;
 }
 
 interface RawPolicySet {
@@ -68,6 +79,7 @@ interface RawPolicySet {
   global?: boolean;
   workspaces?: string[];
   projects?: string[];
+  'agent-enabled'?: boolean;
 }
 
 interface RawPool {
@@ -116,6 +128,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'list-omits-policy-sets': behaviour.listOmitsPolicySets,
     'show-omits-policy-sets': behaviour.showOmitsPolicySets,
     'ingestion-ms': behaviour.ingestionMs,
+    'run-lists-ignore-include': behaviour.runListsIgnoreInclude,
   };
 }
 
@@ -193,6 +206,7 @@ function toSeed(raw: RawSeed): Seed {
   const seed: Seed = { organizations: (raw.organizations ?? []).map(toOrganization) };
   if (raw.token !== undefined) seed.token = raw.token;
   if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
+  if (raw['run-list-rate-limit'] !== undefined) seed.runListRateLimit = raw['run-list-rate-limit'];
   if (raw['rate-limit-window'] !== undefined) seed.rateLimitWindow = raw['rate-limit-window'];
   if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
   if (raw['rate-limit-reset'] !== undefined) seed.rateLimitReset = raw['rate-limit-reset'];
@@ -206,7 +220,11 @@ function toOrganization(raw: RawOrganization): SeedOrganization {
   if (raw['max-agent-pools'] !== undefined) org.maxAgentPools = raw['max-agent-pools'];
   org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name, ...(ws.project === undefined ? {} : { project: ws.project }) }));
   if (raw.projects !== undefined) org.projects = raw.projects.map((project) => ({ id: project.id, name: project.name }));
-  org.policySets = (raw['policy-sets'] ?? []).map((set) => (typeof set === 'string' ? set : { ...set }));
+  org.policySets = (raw['policy-sets'] ?? []).map((set) => {
+    if (typeof set === 'string') return set;
+    const { 'agent-enabled': agentEnabled, ...rest } = set;
+    return { ...rest, ...(agentEnabled === undefined ? {} : { agentEnabled }) };
+  });
   const limits = raw.entitlements;
   if (limits !== undefined) {
     org.entitlements = {
@@ -221,8 +239,15 @@ function toOrganization(raw: RawOrganization): SeedOrganization {
 }
 
 function toRun(raw: RawRun): SeedRun {
-  const { 'created-at': createdAt, outcomes, ...rest } = raw;
-  return { ...rest, createdAt: new Date(createdAt).toISOString(), ...(outcomes === undefined ? {} : { outcomes: outcomes.map((outcome) => ({ ...outcome })) }) };
+  const {
+    'created-at': createdAt, outcomes, 'check-detail': checkDetail, 'plan-only': planOnly, 'is-destroy': isDestroy, 'refresh-only': refreshOnly,
+    'trigger-reason': triggerReason, ...rest
+  } = raw;
+  const renamed = { checkDetail, planOnly, isDestroy, refreshOnly, triggerReason };
+  return {
+    ...rest, ...Object.fromEntries(Object.entries(renamed).filter(([, value]) => value !== undefined)), createdAt: new Date(createdAt).toISOString(),
+    ...(outcomes === undefined ? {} : { outcomes: outcomes.map((outcome) => ({ ...outcome })) }),
+  };
 }
 
 function toPool(raw: RawPool): SeedAgentPool {

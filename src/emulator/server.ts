@@ -8,7 +8,7 @@ import { createFaultList } from './faults.js';
 import { JSON_API, errorReply } from './http.js';
 import { randomSuffix } from './ids.js';
 import { answer, handleApi, handleBlob, handleControl, handleUpload, type Pipeline } from './pipeline.js';
-import { createRateLimiter } from './rate-limit.js';
+import { createRateLimiter, RUN_LIST_WINDOW_MS } from './rate-limit.js';
 import { createRequestLog } from './request-log.js';
 import { createRouter, type Context, type Route } from './router.js';
 import { agentRoutes } from './routes-agents.js';
@@ -66,17 +66,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
+  const runListLimiter = createRateLimiter(seed.runListRateLimit ?? 0, now, 'sliding', 'real', RUN_LIST_WINDOW_MS);
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
     api: createRouter([
       ...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...policySetMemberRoutes, ...policySetVersionRoutes, ...parameterRoutes,
       ...organizationRoutes, ...poolRoutes, ...tokenRoutes, ...agentRoutes, ...runRoutes, PING,
     ]),
-    control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
+    control: createRouter(controlRoutes({ faults, log, limiter, runListLimiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
     uploads: createRouter(uploadRoutes),
     faults,
     limiter,
+    runListLimiter,
     log,
     logger: options.logger ?? silentLogger(),
     token: seed.token ?? process.env.API_TOKEN ?? randomSuffix(32),

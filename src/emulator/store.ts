@@ -162,8 +162,8 @@ function seededSet(org: string, seed: string | SeedPolicySet, now: () => number)
     kind: set.kind ?? 'native',
     global: set.global ?? false,
     // An opa set answers `overridable` false when created without it; a native one only while it is agent-enabled.
-    overridable: set.kind === 'opa' ? false : null,
-    agentEnabled: false,
+    overridable: set.kind === 'opa' ? false : set.agentEnabled === true ? false : null,
+    agentEnabled: set.agentEnabled ?? false,
     policyToolVersion: null,
     policiesPath: null,
     policyUpdatePatterns: [],

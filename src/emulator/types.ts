@@ -76,6 +76,8 @@ export interface SeedPolicySet {
   global?: boolean;
   workspaces?: string[];
   projects?: string[];
+  /** Sentinel sets only: evaluated as policy evaluations in the agent, not as policy checks. @default false */
+  agentEnabled?: boolean;
 }
 
 /** The edition's limits (`GET /organizations/:org/entitlement-set`); null or absent: no limit. */
@@ -102,6 +104,11 @@ export interface SeedRunOutcome {
   kind?: 'native' | 'opa';
   /** Lines the policy printed. */
   print?: string[];
+  /**
+   * How the run reported it: a policy check, or a policy evaluation. @default `check` for a native set that is not
+   * agent-enabled (a set the seed does not hold counts as one), `evaluation` otherwise
+   */
+  via?: 'check' | 'evaluation';
 }
 
 /** A run that exists before the first request, with what its policy evaluations found. */
@@ -113,11 +120,27 @@ export interface SeedRun {
   createdAt: string;
   /** A run status word; before its `post_plan` stage ends (`planning`, …) its evaluations are running. @default 'applied' */
   status?: string;
-  /** The evaluation ended so instead of with outcomes (an `errored` one's sets carry an error). */
-  evaluation?: 'unreachable' | 'errored';
+  /** The evaluation ended so instead of with outcomes (an `errored` one's sets carry an error); `queued`: never started. */
+  evaluation?: 'unreachable' | 'errored' | 'canceled' | 'queued';
   /** The kind of that evaluation, when no outcome names one. @default 'native' */
   kind?: 'native' | 'opa';
   outcomes?: SeedRunOutcome[];
+  /** The policy check ended so instead of with outcomes. */
+  check?: 'unreachable' | 'errored' | 'canceled' | 'overridden';
+  /** false: the check's result gives only counts, no `sentinel` detail. @default true */
+  checkDetail?: boolean;
+  /** The `post_plan` task stage ended so, with no evaluation. */
+  stage?: 'errored' | 'unreachable' | 'canceled';
+  /** @default false */
+  planOnly?: boolean;
+  /** @default false */
+  isDestroy?: boolean;
+  /** @default false */
+  refreshOnly?: boolean;
+  /** @default 'tfe-api' */
+  source?: string;
+  /** @default 'manual' */
+  triggerReason?: string;
 }
 
 export interface SeedOrganization {
@@ -163,12 +186,14 @@ export interface Behaviour {
    * @default 500
    */
   ingestionMs: number;
+  /** The run lists ignore `include=task_stages` (undocumented there): their answers carry no `included`. @default false */
+  runListsIgnoreInclude: boolean;
 }
 
 export function defaultBehaviour(): Behaviour {
   return {
     poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
-    showOmitsPolicySets: false, ingestionMs: 500,
+    showOmitsPolicySets: false, ingestionMs: 500, runListsIgnoreInclude: false,
   };
 }
 
@@ -177,6 +202,8 @@ export interface Seed {
   token?: string;
   /** Requests per second per token; 0 turns it off. @default 30 */
   rateLimit?: number;
+  /** Requests per minute per token on each of the two run lists, apart from `rateLimit` (`run.mdx`); 0 turns it off. @default 0 */
+  runListRateLimit?: number;
   /** How the limit counts a second: a sliding window (the strictest reading) or fixed windows. @default 'sliding' */
   rateLimitWindow?: RateLimitWindow;
   organizations: SeedOrganization[];

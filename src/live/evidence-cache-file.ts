@@ -15,7 +15,8 @@ import type { SealScope, StateSeal } from '../state-seal.js';
 import { openOrganizationCaches, ownDocument, type OrganizationCaches } from './organization-caches.js';
 
 const FORMAT = 'policy-pool-sync evidence cache';
-const VERSION = 1;
+/** 2: findings carry the run's kind, its policy checks and its stages that ended short; a file of version 1 is rebuilt. */
+const VERSION = 2;
 /** The most a file holds; its runs used longest ago are left out past it. */
 export const MAX_EVIDENCE_FILE_BYTES = 32 * 1024 * 1024;
 
@@ -95,11 +96,14 @@ function isRecordOf(value: unknown, keys: readonly string[]): value is Record<st
 /** A finished run's findings, as this module writes them. */
 function isFindings(value: unknown): value is RunFindings {
   if (!isRecordOf(value, ['runId', 'workspaceId', 'createdAt', 'status'])) return false;
-  const { runId, workspaceId, finished, evaluations, outcomes, setErrors } = value;
+  const { runId, workspaceId, finished, evaluations, outcomes, setErrors, checks, stages, kind } = value;
   if (!isId('run', runId) || !isId('workspace', workspaceId) || finished !== true) return false;
   return Array.isArray(evaluations) && evaluations.every((e) => isRecordOf(e, ['id', 'status', 'policyKind']) && isId('policy-evaluation', e.id))
-    && Array.isArray(outcomes) && outcomes.every((o) => isRecordOf(o, ['policy', 'policySet', 'status', 'enforcementLevel']))
-    && Array.isArray(setErrors) && setErrors.every((e) => isRecordOf(e, ['policySet', 'error']));
+    && Array.isArray(outcomes) && outcomes.every((o) => isRecordOf(o, ['policy', 'policySet', 'status', 'enforcementLevel', 'via', 'kind']) && (o.via === 'check' || o.via === 'evaluation'))
+    && Array.isArray(setErrors) && setErrors.every((e) => isRecordOf(e, ['policySet', 'error']))
+    && Array.isArray(checks) && checks.every((c) => isRecordOf(c, ['id', 'status']) && isId('policy-check', c.id) && typeof c.detail === 'boolean' && Number.isInteger(c.failed))
+    && Array.isArray(stages) && stages.every((t) => isRecordOf(t, ['stage', 'status']))
+    && isRecordOf(kind, ['source', 'triggerReason']) && ['planOnly', 'refreshOnly', 'isDestroy'].every((key) => typeof kind[key] === 'boolean');
 }
 
 /** One run per line, least recently used first, the file kept under `maxBytes` by leaving out the runs used longest ago. */

@@ -8,13 +8,13 @@ import type { RunCache } from '../api/evidence-cache.js';
 import type { PolicyApi } from '../api/types.js';
 import type { DeclaredState } from '../declared/types.js';
 import { errorMessage } from '../errors.js';
-import type { LiveState } from '../model.js';
+import type { LiveState, PolicyReport } from '../model.js';
 import type { Evidence, EvidenceWorkspace } from '../plan/evidence.js';
 import { markerRollout } from '../plan/marker.js';
 import type { Resolved } from '../plan/names.js';
 import { pairResources, type Pairing } from '../plan/pairs.js';
 import { planPairs } from '../plan/plan.js';
-import { rolloutsInProgress, withRollouts } from '../plan/rollout.js';
+import { livePolicyOf, rolloutsInProgress, withRollouts } from '../plan/rollout.js';
 import { inScope, policyScopes, tightenings, withEvidence } from '../plan/tightening.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { count } from '../plural.js';
@@ -83,14 +83,15 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const asks = new Map<string, Set<string>>();
   const ask = (policy: string, ids: readonly string[]) => asks.set(policy, new Set([...(asks.get(policy) ?? []), ...ids]));
   for (const t of found) for (const p of t.policies) ask(p.name, inScope(t.scopes, workspaces));
+  const starts: number[] = [];
   for (const name of rolling) {
     const policy = declared.policies.find((p) => p.name === name)!;
-    const current = live.policies.find((p) => p.name === name) ?? null;
+    const current = livePolicyOf(policy, live);
+    starts.push(markerRollout(current?.description ?? null)?.startedAt ?? options.now);
     ask(name, inScope(policyScopes({ declared: policy, live: current }, declared, live), workspaces));
   }
-  const starts = rolling.map((name) => markerRollout(live.policies.find((p) => p.name === name)?.description ?? null)?.startedAt ?? options.now);
   const since = Math.min(options.now - settings.windowMs, ...starts);
-  const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort() })).filter((a) => a.workspaceIds.length > 0);
+  const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort(), ...reportOf(policy, declared, live) })).filter((a) => a.workspaceIds.length > 0);
   if (policies.length === 0) return { window, workspaces, runs: {}, partial: false };
   try {
     const reader = settings.reader ?? runEvidenceReader(input.api.runs, settings.runCache, () => options.now);
@@ -99,4 +100,28 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   } catch (error) {
     return { window, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
   }
+}
+
+/**
+ * How the service reports a policy's results, from its kind and its sets' settings (a declared set's where the repo
+ * declares it, the live one's otherwise): a Sentinel set that is not agent-enabled by a policy check (its default,
+ * `policy-sets.mdx`), an OPA set or an agent-enabled Sentinel set by a policy evaluation; sets of both, or none
+ * known, either.
+ */
+function reportOf(name: string, declared: DeclaredState, live: LiveState): { kind?: 'native' | 'opa'; via?: PolicyReport } {
+  const policy = declared.policies.find((p) => p.name === name);
+  const current = policy === undefined ? live.policies.find((p) => p.name === name) ?? null : livePolicyOf(policy, live);
+  const kind = policy?.kind ?? current?.kind;
+  if (kind === undefined) return {};
+  if (kind === 'opa') return { kind, via: 'evaluation' };
+  const sets = policy?.policySets ?? current?.policySetIds ?? [];
+  const agent = sets.map((entry) => {
+    const liveSet = (live.policySets ?? []).find((s) => s.id === entry || s.name === entry);
+    const set = (declared.policySets ?? []).find((s) => s.name === entry || s.name === liveSet?.name);
+    return set?.agentEnabled ?? liveSet?.agentEnabled ?? null;
+  });
+  if (agent.length === 0 || agent.some((a) => a === null)) return { kind };
+  if (agent.every((a) => a === false)) return { kind, via: 'check' };
+  if (agent.every((a) => a === true)) return { kind, via: 'evaluation' };
+  return { kind };
 }

@@ -37,6 +37,10 @@ export function levelLines(e: ChangeEvidence): string[] {
   const lines = [...byLevel].map(([level, policies]) => `already enforced at ${level} in the latest runs: ${someNames(policies)}`);
   const unknown = e.level_unknown ?? [];
   if (unknown.length > 0) lines.push(`old level unknown (no run in scope evaluated it), taken as raised: ${someNames(unknown)}`);
+  const unsaid = e.unsaid ?? [];
+  if (unsaid.length > 0) lines.push(`latest run could not say (a check, evaluation or stage errored, unreachable or canceled, or a check gave only counts) in ${someNames(unsaid)}`);
+  const speculative = e.failing_speculative ?? [];
+  if (speculative.length > 0) lines.push(`warning: speculative plans (which cannot apply) fail in ${someNames(speculative)}`);
   return lines;
 }
 
@@ -49,11 +53,12 @@ function isoMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).concat('Z');
 }
 
-/** What holds a rollout: clean runs, then failing and errored workspaces, a partial read, its time. */
+/** What holds a rollout: clean runs (one a workspace), then failing, errored and never-evaluated workspaces, a partial read, its time. */
 function progressParts(s: RolloutStatus): string[] {
   const parts = [`${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`];
   if (s.failing.length > 0) parts.push(`fails in ${someNames(s.failing)}${s.allowedFailing > 0 ? ` (${s.allowedFailing} allowed)` : ''}`);
   if (s.errored.length > 0) parts.push(`errored in ${someNames(s.errored)}`);
+  if (s.notEvaluated !== undefined && s.notEvaluated > 0) parts.push(`${s.notEvaluated} of ${count(s.inScope ?? 0, 'workspace')} in scope never evaluated it`);
   if (s.partial) parts.push('evidence partial');
   if (s.waiting) parts.push(`not before ${isoMinute(s.readyAt)}`);
   return parts;

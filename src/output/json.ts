@@ -35,6 +35,7 @@ function jsonRollout(s: RolloutStatus): unknown {
   return {
     policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
     clean_runs: s.cleanRuns, needed_runs: s.neededRuns, failing: s.failing, allowed_failing: s.allowedFailing, errored: s.errored, partial: s.partial,
+    ...(s.inScope === undefined ? {} : { in_scope: s.inScope, evaluated: s.evaluated, not_evaluated: s.notEvaluated }),
   };
 }
 

@@ -1,21 +1,53 @@
 /**
  * Evidence: what the runs of the workspaces in scope say of a policy, handed to the planner as plain data by the stage
- * that reads it (live/read-evidence.ts), and what a plan says of it. Pure: no I/O, no clock.
+ * that reads it (live/evidence-stage.ts, through live/run-evidence.ts), and what a plan says of it. Pure: no I/O, no
+ * clock. Only a run that could apply says whether a workspace passes: a speculative (plan-only) or refresh-only run,
+ * and a destroy run, never make a workspace passing nor count as clean, and a passing one never hides a failing
+ * apply; a failing speculative plan is shown apart, as a warning.
  */
-import { LEVEL_RANK, type EnforcementLevel } from '../model.js';
-
-/**
- * A run's outcome for one policy: `passed` and `failed` evaluated it; `errored` (its stage errored) and `unreachable`
- * (the evaluation could not be read) did not, and never count as clean.
- */
-export type RunOutcome = 'passed' | 'failed' | 'errored' | 'unreachable';
+import { LEVEL_RANK, type EnforcementLevel, type PolicyRunOutcome } from '../model.js';
 
 export interface EvidenceRun {
-  /** When the run's evaluation finished, in ms since the epoch. */
+  /** When the run was created, in ms since the epoch: "since the rollout began" counts the runs created since. */
   at: number;
-  outcome: RunOutcome;
+  outcome: PolicyRunOutcome;
   /** The level the evaluation reported for the policy (`hard-mandatory`, …, as sent); absent or null: not known. */
   level?: string | null;
+  /** false: a run that cannot apply (speculative plan-only, refresh-only); absent: one that could. */
+  applies?: boolean;
+  /** true: a destroy run; absent: not one. */
+  destroy?: boolean;
+}
+
+/** Whether a run speaks for what a workspace applies: one that could apply, and not a destroy. */
+export function speaksForApply(run: EvidenceRun): boolean {
+  return run.applies !== false && run.destroy !== true;
+}
+
+/** A run that evaluated the policy and could apply: the runs whose outcomes make a workspace passing or failing. */
+function evaluatedApply(run: EvidenceRun): boolean {
+  return (run.outcome === 'passed' || run.outcome === 'failed') && speaksForApply(run);
+}
+
+/** A run that says the policy could not be evaluated (or, a check with only counts, not for which policy). */
+export function unsaid(run: EvidenceRun): boolean {
+  return run.outcome !== 'passed' && run.outcome !== 'failed';
+}
+
+/** Whether `runs` hold a clean run created at or after `since` (ms): the one rule of what a rollout counts as clean. */
+export function cleanSince(runs: readonly EvidenceRun[], since: number): boolean {
+  return runs.some((run) => run.at >= since && run.outcome === 'passed' && speaksForApply(run));
+}
+
+/** The newest speculative run that failed, when it is newer than the latest run that could apply and evaluated the policy. */
+export function failingSpeculative(runs: readonly EvidenceRun[]): EvidenceRun | null {
+  const latest = latestEvaluated(runs);
+  let found: EvidenceRun | null = null;
+  for (const run of runs) {
+    if (run.applies !== false || run.outcome !== 'failed' || (latest !== null && run.at <= latest.at)) continue;
+    if (found === null || run.at > found.at) found = run;
+  }
+  return found;
 }
 
 export interface EvidenceWorkspace {
@@ -62,6 +94,16 @@ export interface ChangeEvidence {
   already_enforced?: Array<{ policy: string; level: string }>;
   /** Its policies at a level that blocks that no run in scope shows at any level: taken as raised. Absent: none. */
   level_unknown?: string[];
+  /**
+   * Workspaces (names, sorted) whose newest speculative (plan-only) run fails a policy, newer than their latest run
+   * that could apply: a warning; a speculative plan never makes a workspace failing or passing. Absent: none.
+   */
+  failing_speculative?: string[];
+  /**
+   * Workspaces (names, sorted) whose latest run could not say: a policy check, evaluation or task stage that ended
+   * errored, unreachable or canceled, or a policy check that failed with only counts, not which policy. Absent: none.
+   */
+  unsaid?: string[];
 }
 
 /** A policy a change tightens, with the level it will have; `levelBefore: 'unknown'`: a versioned set's content, whose level before is not known. */
@@ -76,11 +118,11 @@ export function blocks(level: EnforcementLevel): boolean {
   return LEVEL_RANK[level] > 0;
 }
 
-/** The latest run of `runs` that evaluated the policy (passed or failed), or null when none did. */
+/** The latest run of `runs` that could apply and evaluated the policy (passed or failed), or null when none did. */
 export function latestEvaluated(runs: readonly EvidenceRun[]): EvidenceRun | null {
   let latest: EvidenceRun | null = null;
   for (const run of runs) {
-    if (run.outcome !== 'passed' && run.outcome !== 'failed') continue;
+    if (!evaluatedApply(run)) continue;
     if (latest === null || run.at > latest.at) latest = run;
   }
   return latest;
@@ -100,9 +142,14 @@ export function changeEvidence(evidence: Evidence, policies: readonly TightenedP
   const before = levelsBefore(evidence, policies, inScope);
   const failing: string[] = [];
   const blocking: string[] = [];
+  const speculative: string[] = [];
+  const notSaid: string[] = [];
   let passing = 0;
   let evaluated = 0;
   for (const id of inScope) {
+    const name = names.get(id) ?? id;
+    if (policies.some((p) => failingSpeculative(runsOf(evidence, p.name, id)) !== null)) speculative.push(name);
+    if (policies.some((p) => latestUnsaid(runsOf(evidence, p.name, id)))) notSaid.push(name);
     const latest = policies.map((p) => ({ name: p.name, level: p.level, run: latestEvaluated(runsOf(evidence, p.name, id)) })).filter((l) => l.run !== null);
     if (latest.length === 0) continue;
     evaluated += 1;
@@ -111,7 +158,6 @@ export function changeEvidence(evidence: Evidence, policies: readonly TightenedP
       passing += 1;
       continue;
     }
-    const name = names.get(id) ?? id;
     failing.push(name);
     if (failed.some((l) => blocks(l.level) && !before.already.some((a) => a.policy === l.name))) blocking.push(name);
   }
@@ -121,7 +167,16 @@ export function changeEvidence(evidence: Evidence, policies: readonly TightenedP
     not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byName),
     ...(before.already.length === 0 ? {} : { already_enforced: before.already }),
     ...(before.unknown.length === 0 ? {} : { level_unknown: before.unknown }),
+    ...(speculative.length === 0 ? {} : { failing_speculative: speculative.sort(byName) }),
+    ...(notSaid.length === 0 ? {} : { unsaid: notSaid.sort(byName) }),
   };
+}
+
+/** Whether the newest run that could apply could not say (errored, unreachable, canceled, or counts only). */
+export function latestUnsaid(runs: readonly EvidenceRun[]): boolean {
+  let newest: EvidenceRun | null = null;
+  for (const run of runs) if (speaksForApply(run) && (newest === null || run.at > newest.at)) newest = run;
+  return newest !== null && unsaid(newest);
 }
 
 /**
@@ -157,12 +212,20 @@ export interface RolloutStatus {
   readyAt: number;
   /** The plan was made before `readyAt`. */
   waiting: boolean;
+  /** Workspaces in scope with a clean run since the rollout began: each workspace counts once. */
   cleanRuns: number;
   neededRuns: number;
+  /** Workspaces in scope, those whose runs evaluated the policy in the window, and those that never did. Absent: not read. */
+  inScope?: number;
+  evaluated?: number;
+  notEvaluated?: number;
   /** Workspaces (names) whose latest evaluated run fails the policy, and how many may. */
   failing: string[];
   allowedFailing: number;
-  /** Workspaces (names) whose latest run since the rollout began errored, or whose evaluation could not be read. */
+  /**
+   * Workspaces (names) whose latest run since the rollout began could not say: its check, evaluation or task stage
+   * ended errored, unreachable or canceled, or its check failed with only counts.
+   */
   errored: string[];
   /** The evidence was not read, or not whole. */
   partial: boolean;

@@ -7,7 +7,7 @@
 import { codeDigest } from '../code-content.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { EnforcementLevel, LivePolicy, LiveState, RolloutRecord, RolloutSpec } from '../model.js';
-import { latestEvaluated, runsOf, type Evidence, type RolloutStatus } from './evidence.js';
+import { cleanSince, latestEvaluated, runsOf, speaksForApply, unsaid, type Evidence, type RolloutStatus } from './evidence.js';
 
 export type { RolloutStatus };
 import { markerRollout } from './marker.js';
@@ -18,11 +18,16 @@ export function rolloutDigest(policy: DeclaredPolicy, spec: RolloutSpec): string
   return codeDigest(JSON.stringify([spec.start, spec.cleanRuns, spec.failingWorkspaces, spec.afterMs, policy.enforcementLevel, policy.codeDigest])).slice(0, 16);
 }
 
+/** A declared policy's live one: the same name and kind (the one rule every stage matches them by). */
+export function livePolicyOf(policy: Pick<DeclaredPolicy, 'name' | 'kind'>, live: LiveState): LivePolicy | null {
+  return live.policies.find((p) => p.name === policy.name && p.kind === policy.kind) ?? null;
+}
+
 /** The declared policies with a rollout, each with its live policy and the record its marker holds. */
 function withRecords(declared: DeclaredState, live: LiveState) {
   return declared.policies.flatMap((policy) => {
     if (policy.rollout === undefined || policy.rollout === null) return [];
-    const current = live.policies.find((p) => p.name === policy.name && p.kind === policy.kind) ?? null;
+    const current = livePolicyOf(policy, live);
     return [{ policy, spec: policy.rollout, current, record: markerRollout(current?.description ?? null) }];
   });
 }
@@ -67,11 +72,13 @@ export function withRollouts(declared: DeclaredState, live: LiveState, evidence:
   return { declared: { ...declared, policies: declared.policies.map((p) => decided.get(p.name) ?? p) }, rollouts };
 }
 
-type Progress = Pick<RolloutStatus, 'cleanRuns' | 'failing' | 'errored' | 'partial'>;
+type Progress = Pick<RolloutStatus, 'cleanRuns' | 'failing' | 'errored' | 'partial' | 'inScope' | 'evaluated' | 'notEvaluated'>;
 
 /**
  * Whether a held rollout promotes now: every condition holds, on whole evidence. Missing evidence never promotes: a
- * partial read, an errored stage or an unreadable evaluation holds it.
+ * partial read, or a workspace whose latest run could not say (a check, evaluation or stage errored, unreachable or
+ * canceled; a check with only counts) holds it. `cleanRuns` counts workspaces, so `clean-runs: N` asks for clean
+ * runs in N distinct workspaces in scope.
  */
 export function mayPromote(spec: RolloutSpec, record: RolloutRecord, progress: Progress, now: number): boolean {
   if (progress.partial) return false;
@@ -82,21 +89,31 @@ export function mayPromote(spec: RolloutSpec, record: RolloutRecord, progress: P
   return true;
 }
 
-/** The runs in scope of a rollout under way: clean runs since it began, failing and errored workspaces. */
+/**
+ * The runs in scope of a rollout under way: the workspaces with a clean run since it began (each counts once: one
+ * workspace never vouches for another), failing workspaces, those whose latest run since it began could not say, and
+ * how many evaluated the policy at all. Only runs that could apply count (plan/evidence.ts).
+ */
 function measure(policy: DeclaredPolicy, current: LivePolicy | null, record: RolloutRecord, evidence: Evidence, declared: DeclaredState, live: LiveState): Progress {
   const scope = inScope(policyScopes({ declared: { policySets: policy.policySets }, live: current }, declared, live), evidence.workspaces);
   const names = new Map(evidence.workspaces.map((w) => [w.id, w.name]));
   let cleanRuns = 0;
+  let evaluated = 0;
   const failing: string[] = [];
   const errored: string[] = [];
   for (const id of scope) {
-    const runs = runsOf(evidence, policy.name, id).filter((run) => run.at >= record.startedAt);
-    cleanRuns += runs.filter((run) => run.outcome === 'passed').length;
-    if (latestEvaluated(runsOf(evidence, policy.name, id))?.outcome === 'failed') failing.push(names.get(id) ?? id);
-    const latest = runs.reduce<(typeof runs)[number] | null>((a, b) => (a === null || b.at > a.at ? b : a), null);
-    if (latest !== null && (latest.outcome === 'errored' || latest.outcome === 'unreachable')) errored.push(names.get(id) ?? id);
+    const all = runsOf(evidence, policy.name, id);
+    if (cleanSince(all, record.startedAt)) cleanRuns += 1;
+    const latestEvaluatedRun = latestEvaluated(all);
+    if (latestEvaluatedRun !== null) evaluated += 1;
+    if (latestEvaluatedRun?.outcome === 'failed') failing.push(names.get(id) ?? id);
+    const since = all.filter((run) => run.at >= record.startedAt && speaksForApply(run));
+    const latest = since.reduce<(typeof since)[number] | null>((a, b) => (a === null || b.at > a.at ? b : a), null);
+    if (latest !== null && unsaid(latest)) errored.push(names.get(id) ?? id);
   }
-  return { cleanRuns, failing: failing.sort(), errored: errored.sort(), partial: evidence.partial };
+  return {
+    cleanRuns, failing: failing.sort(), errored: errored.sort(), partial: evidence.partial, inScope: scope.length, evaluated, notEvaluated: scope.length - evaluated,
+  };
 }
 
 function status(policy: DeclaredPolicy, spec: RolloutSpec, record: RolloutRecord, state: RolloutStatus['state'], progress: Progress, now: number): RolloutStatus {

@@ -74,7 +74,10 @@ export class TestEmulator {
    * (a test's virtual clock, so that faults with a duration run on the same time as the client's back-off).
    */
   static async start<T extends TestEmulator>(this: new (emu: RunningEmulator) => T, seed: Partial<Seed> = {}, options: { now?: () => number; requestLogLimit?: number } = {}): Promise<T> {
-    return new this(await startEmulator({ port: 0, seed: { ...exampleSeed(), ...seed }, ...options }));
+    const full: Seed = { ...exampleSeed(), ...seed };
+    // A suite that turns the rate limit off turns the run lists' own off too, unless it asks for it.
+    if (full.rateLimit === 0 && full.runListRateLimit === undefined) full.runListRateLimit = 0;
+    return new this(await startEmulator({ port: 0, seed: full, ...options }));
   }
 
   /** `http://127.0.0.1:PORT/api/v2` */
