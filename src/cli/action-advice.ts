@@ -6,8 +6,8 @@ export function inAction(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The flags an error may advise, and the action's input each one is. */
-const SWITCHES = ['force', 'allow-empty', 'adopt', 'prune'];
-const VALUES = ['max-agent-pools', 'timeout', 'api-url', 'source-dir', 'organization', 'source', 'config', 'state-dir', 'native-kind', 'parameter-env', 'parameter-files', 'out', 'plan'];
+const SWITCHES = ['force', 'allow-empty', 'adopt', 'prune', 'strict-imports'];
+const VALUES = ['max-agent-pools', 'timeout', 'api-url', 'source-dir', 'organization', 'source', 'config', 'state-dir', 'native-kind', 'parameter-env', 'parameter-files', 'out', 'plan', 'evidence-window', 'evidence-max-requests'];
 
 /** `pass --force` as `set the action's input force: true`, `--timeout` as `the action's input timeout`, and so on. */
 export function adviceForAction(text: string): string {

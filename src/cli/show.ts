@@ -1,4 +1,5 @@
 import { renderMarkdown, renderText, shouldColor } from '../output/index.js';
+import { rolloutFromJson, type JsonRollout } from '../output/json.js';
 import type { SavedSource } from '../plan/saved.js';
 import type { SourcePlan } from '../plan/types.js';
 import type { CliArgs } from './args.js';
@@ -23,5 +24,7 @@ export async function runShow(args: CliArgs, stdout: NodeJS.WriteStream, env: No
 function sourcePlan(saved: SavedSource): SourcePlan {
   const header = { name: saved.name, organization: saved.organization, revision: saved.revision };
   if (saved.changes === null) return { ...header, plan: null, unreadable: 'declared', errors: [...saved.errors] };
-  return { ...header, plan: { changes: saved.changes, warnings: [...saved.warnings], errors: [...saved.errors] } };
+  // The rollouts were checked against the plan schema's `rollout` as the file was read.
+  const rollouts = ((saved.rollouts ?? []) as JsonRollout[]).map(rolloutFromJson);
+  return { ...header, plan: { changes: saved.changes, warnings: [...saved.warnings], errors: [...saved.errors], ...(rollouts.length === 0 ? {} : { rollouts }) } };
 }

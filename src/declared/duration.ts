@@ -5,9 +5,9 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
-/** Parses a duration like `30s`, `15m`, `1h` or `2d` into milliseconds; null when it is not one. */
+/** Parses a duration like `0s`, `30s`, `15m`, `1h` or `2d` into milliseconds; null when it is not one. */
 export function parseDuration(text: string): number | null {
-  const match = /^([1-9][0-9]*)([smhd])$/.exec(text);
+  const match = /^(0|[1-9][0-9]*)([smhd])$/.exec(text);
   if (!match) return null;
   const unit = UNIT_MS[match[2] ?? ''];
   return unit === undefined ? null : Number(match[1]) * unit;

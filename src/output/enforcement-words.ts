@@ -104,5 +104,5 @@ export function planWarnings(plan: Plan): string[] {
     if (before === undefined || after === undefined || after >= before) continue;
     lowered.push(`policy "${change.name}": its rollout lowers the live level ${field.before} to ${field.after} until it is promoted to ${hold.level}; enforcement loosens meanwhile`);
   }
-  return [...plan.warnings, ...lowered];
+  return [...plan.warnings, ...lowered.filter((line) => !plan.warnings.includes(line))];
 }

@@ -29,13 +29,38 @@ function jsonEvidence(change: Change, evidence: ChangeEvidence, rollouts: readon
   return hold === null || evidence.blocking.length === 0 ? evidence : { ...evidence, held_at: hold.start };
 }
 
-/** A rollout as the JSON plan shows it (schemas/plan.schema.json `rollout`). */
-function jsonRollout(s: RolloutStatus): unknown {
+/** A rollout as the JSON plan and the saved plan show it (schemas/plan.schema.json `rollout`). */
+export function jsonRollout(s: RolloutStatus): JsonRollout {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
     clean_runs: s.cleanRuns, needed_runs: s.neededRuns, failing: s.failing, allowed_failing: s.allowedFailing, errored: s.errored, partial: s.partial,
     ...(s.inScope === undefined ? {} : { in_scope: s.inScope, evaluated: s.evaluated, not_evaluated: s.notEvaluated }),
+  };
+}
+
+/** schemas/plan.schema.json `rollout`. */
+export interface JsonRollout {
+  policy: string;
+  state: RolloutStatus['state'];
+  start: RolloutStatus['start'];
+  level: RolloutStatus['level'];
+  started_at: string;
+  ready_at: string;
+  waiting: boolean;
+  clean_runs: number;
+  needed_runs: number;
+  failing: string[];
+  allowed_failing: number;
+  errored: string[];
+  partial: boolean;
+}
+
+/** A saved plan's rollout (checked against the schema as it was read) as the renderers read a fresh plan's. */
+export function rolloutFromJson(r: JsonRollout): RolloutStatus {
+  return {
+    policy: r.policy, state: r.state, start: r.start, level: r.level, startedAt: Date.parse(r.started_at), readyAt: Date.parse(r.ready_at), waiting: r.waiting,
+    cleanRuns: r.clean_runs, neededRuns: r.needed_runs, failing: [...r.failing], allowedFailing: r.allowed_failing, errored: [...r.errored], partial: r.partial,
   };
 }
 

@@ -1,6 +1,8 @@
 import { SAVED_PLAN_VERSION, savedChange, type SavedPlan, type SavedRun } from '../plan/saved.js';
 import type { SourcePlan } from '../plan/types.js';
 import { sourceErrors, summarize } from './describe.js';
+import { planWarnings } from './enforcement-words.js';
+import { jsonRollout } from './json.js';
 
 /**
  * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources and summary) plus
@@ -18,7 +20,8 @@ export function renderSavedPlan(plans: readonly SourcePlan[], run: SavedRun): st
       organization: source.organization,
       revision: source.revision,
       changes: source.plan === null ? null : source.plan.changes.map(savedChange),
-      warnings: [...(source.plan?.warnings ?? [])],
+      ...((source.plan?.rollouts ?? []).length === 0 ? {} : { rollouts: source.plan!.rollouts!.map(jsonRollout) }),
+      warnings: source.plan === null ? [] : planWarnings(source.plan),
       errors: [...sourceErrors(source)],
     })),
     summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },

@@ -11,6 +11,7 @@ import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 const HINTS: Readonly<Record<string, string>> = {
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
+  '^(0|[1-9][0-9]*)[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 0s, 15m, 1h, 7d)',
   '^(embedded|https?://[^\\s]+)$': 'is not "embedded" or an http(s) URL',
   '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$': 'is not host:port (e.g. 127.0.0.1:9090)',
   '^[A-Za-z_][A-Za-z0-9_]*$': 'is not an environment variable name (letters, digits and _, not starting with a digit)',
