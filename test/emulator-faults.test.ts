@@ -86,7 +86,7 @@ describe('emulator fault injection', () => {
   it('refuses a malformed fault list with 400', async () => {
     const badKind = await t.control('POST', '/faults', { faults: [{ kind: 'explode' }] });
     assert.equal(badKind.status, 400);
-    assert.match(badKind.json.errors[0].detail, /^faults\[0\]\.kind "explode" is not one of: status, latency, drop, lose-response, malformed, headers, endless-pages, growing-pages, duplicate-items, huge-body$/);
+    assert.match(badKind.json.errors[0].detail, /^faults\[0\]\.kind "explode" is not one of: status, latency, drop, lose-response, malformed, headers, endless-pages, growing-pages, duplicate-items, huge-body, fat-pages$/);
     const badPath = await t.control('POST', '/faults', { faults: [{ kind: 'status', path: '(' }] });
     assert.equal(badPath.status, 400);
     assert.match(badPath.json.errors[0].detail, /^faults\[0\]\.path "\(" is not a valid regular expression$/);

@@ -128,6 +128,20 @@ describe('Markdown through the command line', () => {
   });
 });
 
+describe('names from the API in Markdown', () => {
+  it('a workspace named for a mention or a URL is shown, and neither notifies nor links', () => {
+    const [source] = richPlans();
+    const plan = source!.plan!;
+    const changed = { ...plan.changes[0]!, evidence: {
+      policies: ['p'], in_scope: 3, evaluated: 3, failing: ['@platform-team', 'https://evil.example/x'], passing: 1, not_evaluated: 0,
+      window: '30 days', partial: false, blocking: ['@platform-team'],
+    } };
+    const md = renderMarkdown([{ ...source!, plan: { ...plan, changes: [changed, ...plan.changes.slice(1)] } }]);
+    assert.match(md, /fails in 2 of 3 workspaces in scope \(@&#8203;platform-team, https:&#8203;\/\/evil\.example\/x\)/);
+    assert.doesNotMatch(md, /@platform-team|https:\/\/evil/, 'no mention, no bare URL');
+  });
+});
+
 describe('Markdown apply report', () => {
   it('the API\'s words in a failure are escaped as the plan\'s are: no tag of theirs reaches the comment', () => {
     const [source] = richPlans();

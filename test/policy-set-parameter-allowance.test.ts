@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { link, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ParameterAllowance } from '../src/config/types.js';
@@ -118,6 +118,40 @@ describe('what a parameter may read', () => {
     assert.match((await problemsOf(repo, '{ file: nothing.txt }', files))[0] ?? '', /its file cannot be read: no such file in the folder the operator allows/);
     const linkedRepo = await fixture.repo({ 'policy-sets/.keep': '', 'in-git.txt': VALUE });
     assert.match((await problemsOf(linkedRepo, '{ file: in-git.txt }', { files: linkedRepo }))[0] ?? '', /its file is inside the repo/);
+  });
+
+  it('a Kubernetes Secret volume is read: each key a link through ..data to the folder of the last update; `..` itself is outside', async () => {
+    const stamp = '..2026_12_01_10_00_00.123456789';
+    const allowed = await fixture.repo({ [`${stamp}/api-key`]: `${VALUE}\n`, '..data': { symlink: stamp }, 'api-key': { symlink: '..data/api-key' } });
+    const repo = await fixture.repo({ 'policy-sets/.keep': '' });
+    const files = { files: allowed };
+    assert.deepEqual(await problemsOf(repo, '{ file: api-key }', files), []);
+    assert.deepEqual(await problemsOf(repo, '{ file: ..data/api-key }', files), []);
+    assert.match((await problemsOf(repo, '{ file: .. }', files))[0] ?? '', /its file is outside the folder the operator allows/);
+    assert.match((await problemsOf(repo, '{ file: ../x }', files))[0] ?? '', /its file is outside the folder the operator allows/);
+  });
+
+  it('a hard link is refused: to a file the tool never lets a parameter read (matched by device and inode), or to any other', async () => {
+    const reservedDir = await fixture.repo({ 'token.txt': 'tok-Reserved-Token-1234\n', 'elsewhere.txt': 'elsewhere\n' });
+    const allowed = await fixture.repo({ 'fine.txt': VALUE });
+    await link(path.join(reservedDir, 'token.txt'), path.join(allowed, 'token-copy.txt'));
+    await link(path.join(reservedDir, 'elsewhere.txt'), path.join(allowed, 'other-copy.txt'));
+    const repo = await fixture.repo({ 'policy-sets/.keep': '' });
+    const allowance = { files: allowed, reserved: { env: [], files: [path.join(reservedDir, 'token.txt')] } };
+    assert.match((await problemsOf(repo, '{ file: token-copy.txt }', allowance))[0] ?? '', /its file is, through a hard link, a file this tool never lets a parameter read/);
+    assert.match((await problemsOf(repo, '{ file: other-copy.txt }', allowance))[0] ?? '', /its file has 2 links \(a hard link\); a sensitive value is read only from a file with one/);
+    assert.deepEqual(await problemsOf(repo, '{ file: fine.txt }', allowance), []);
+  });
+
+  it('a loop of links, and a name no variable or file can have, are said as what they are', async () => {
+    const allowed = await fixture.repo({ a: { symlink: 'b' }, b: { symlink: 'a' } });
+    const repo = await fixture.repo({ 'policy-sets/.keep': '' });
+    assert.match((await problemsOf(repo, '{ file: a }', { files: allowed }))[0] ?? '', /its file cannot be read: its links lead round in a loop \(ELOOP\), or through too many links/);
+    const allowance = { env: ['PPS_*'], files: allowed };
+    assert.match((await problemsOf(repo, '{ env: "PPS_\\0X" }', allowance))[0] ?? '', /:3: parameters\.key: \{env: "PPS_\\u0000X"\} is not an environment variable's name: a NUL character at character 5; a name is letters, digits and _, and does not start with a digit/);
+    assert.match((await problemsOf(repo, '{ env: "PPS X" }', allowance))[0] ?? '', /\{env: "PPS X"\} is not an environment variable's name: a space at character 4/);
+    assert.match((await problemsOf(repo, '{ env: "1PPS" }', allowance))[0] ?? '', /\{env: "1PPS"\} is not an environment variable's name: the digit 1 at character 1/);
+    assert.match((await problemsOf(repo, '{ file: "a\\0b" }', allowance))[0] ?? '', /its file names a path holding a NUL character, which no file's path can hold/);
   });
 
   it('regular files only, read to at most 64 KiB: a FIFO never blocks, a folder and a larger file are refused', async () => {

@@ -257,7 +257,7 @@ export class ApiClient implements PolicyApi {
     if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
     const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
     const pools = pages.flatMap((page) => page.items);
-    const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
+    const counts = field(pages[0]?.meta, 'status-counts');
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
   }
 

@@ -1,18 +1,31 @@
 import { ApiError } from '../errors.js';
 import { field, int, primaryList, str } from './json-api.js';
 import { readWith } from './responses.js';
+import type { HttpResponse } from './http-types.js';
 import type { Transport } from './transport.js';
 import { count } from '../plural.js';
 
 export interface Page<T> {
   /** The page's resources, parsed; a resource an earlier page already held is left out. */
   items: T[];
-  document: unknown;
+  /** The page's `meta` (its pagination, a pool list's `status-counts`): the rest of its document is dropped once read. */
+  meta: unknown;
 }
 
 const PAGE_SIZE = 100;
 /** The most pages any list is followed for (a million resources), whatever the server says. */
 export const MAX_PAGES = 10_000;
+/**
+ * The most bytes of answers one list may take, whatever the server says: 64 MiB, some 80,000 policies of the
+ * service's size, while the items a list keeps (a policy keeps its description) stay well inside the pod's 320 MiB.
+ * A list past it fails naming the list and the limit, before the process nears its memory limit.
+ */
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
+
+/** A list's bounds: pages (MAX_PAGES) and bytes of answers (MAX_LIST_BYTES). */
+export interface ListBudget {
+  maxBytes?: number;
+}
 /** Pages a list may take beyond what its largest `total-count` allows: room for resources created while it is read. */
 const SLACK_PAGES = 2;
 
@@ -31,6 +44,9 @@ export type ListTransport = Pick<Transport, 'url' | 'send' | 'logger'>;
  * failing with an error naming its request. A resource whose id an earlier page already held is dropped: offset pagination repeats resources when others are created while
  * the list is read. A list that does not end (see `unendingList`) fails with an ApiError saying why, never loops.
  * `enough`: asked after each page (with the items read so far); true stops the list there.
+ * Pages are parsed and dropped: the list keeps each page's items and `meta`, never its document, and `included` is
+ * resolved within its page (`parse` gets the page's document). A list whose answers add up to more than
+ * `budget.maxBytes` (MAX_LIST_BYTES) fails with an ApiError naming the list and the limit, the page past it unparsed.
  */
 export async function listAll<T>(
   transport: ListTransport,
@@ -39,18 +55,23 @@ export async function listAll<T>(
   params: ReadonlyArray<readonly [string, string]>,
   parse: (resource: unknown, document: unknown) => T,
   enough: (page: Page<T>) => boolean = () => false,
+  budget: ListBudget = {},
 ): Promise<Array<Page<T>>> {
+  const maxBytes = budget.maxBytes ?? MAX_LIST_BYTES;
   const pageUrl = (n: number): string =>
     transport.url(`${path}${queryString([...params, ['page[number]', String(n)], ['page[size]', String(PAGE_SIZE)]])}`);
   const pages: Array<Page<T>> = [];
   const listing = newListing();
   const ids = new Set<string>();
   let repeated = 0;
+  let bytes = 0;
   let url = pageUrl(1);
   for (;;) {
     listing.urls.add(url);
     const response = await transport.send({ method: 'GET', url }, signal);
-    const { page, size, fresh } = readWith(response, (document) => {
+    bytes += Buffer.byteLength(response.text);
+    if (bytes > maxBytes) throw tooLarge(response, path, { pages: pages.length + 1, bytes, maxBytes });
+    const { page, size, fresh, document } = readWith(response, (document) => {
       const resources = primaryList(document);
       const fresh = resources.filter((resource) => {
         const id = str(field(resource, 'id'));
@@ -59,12 +80,13 @@ export async function listAll<T>(
         ids.add(id);
         return true;
       });
-      return { page: { items: fresh.map((resource) => parse(resource, document)), document }, size: resources.length, fresh: fresh.length };
+      const meta = field(document, 'meta');
+      return { page: { items: fresh.map((resource) => parse(resource, document)), meta }, size: resources.length, fresh: fresh.length, document };
     });
     pages.push(page);
-    const next = nextUrl(page.document, url, pageUrl);
+    const next = nextUrl(document, url, pageUrl);
     if (next === null || enough(page)) break;
-    const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, 'meta'), 'pagination'), next });
+    const problem = unendingList(listing, { size, fresh, pagination: field(page.meta, 'pagination'), next });
     if (problem !== null) {
       const { method } = response.request;
       const reason = `the list does not end: ${problem}; stopped after ${count(pages.length, 'page')}`;
@@ -76,6 +98,14 @@ export async function listAll<T>(
     transport.logger.warn({ method: 'GET', path, repeated }, 'api list repeated resources (created while it was read); each is counted once');
   }
   return pages;
+}
+
+/** The error of a list whose answers are more than its budget of bytes: it names the list and the limit. */
+function tooLarge(response: HttpResponse, path: string, seen: { pages: number; bytes: number; maxBytes: number }): ApiError {
+  const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+  const reason = `the list ${path} is larger than the ${mib(seen.maxBytes)} of answers a list may take (${mib(seen.bytes)} in ${count(seen.pages, 'page')}); `
+    + 'it is not read further';
+  return new ApiError(`${response.request.method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
 }
 
 /** What a listing has seen so far. */

@@ -3,14 +3,20 @@
  * through a budget's view of the transport spends one before it is sent (a retry of it by the transport spends
  * nothing more); once none is left the request is not sent and `BudgetSpentError` is thrown, which the reader turns
  * into a partial answer. Work in parallel first sets aside what it expects to need (`reserve`), so that several do not
- * each spend half of what is left and none finish.
+ * each spend half of what is left and none finish. A budget also counts the bytes of the answers read through it: once
+ * they reach its byte limit (DEFAULT_BUDGET_BYTES, 48 MiB: less than one list's own MAX_LIST_BYTES, so that fat
+ * answers, runs with 38 kB messages, end the read as partial rather than as an error) no further request is sent,
+ * whatever requests are left.
  */
 import type { ListTransport } from './paginate.js';
 
+/** The bytes of answers a budget reads at most, by default. */
+export const DEFAULT_BUDGET_BYTES = 48 * 1024 * 1024;
+
 export class BudgetSpentError extends Error {
   override name = 'BudgetSpentError';
-  constructor(readonly limit: number) {
-    super(`the request budget of ${limit} is spent`);
+  constructor(readonly limit: number, readonly bytes: number | null = null) {
+    super(bytes === null ? `the request budget of ${limit} is spent` : `the budget of ${Math.round(bytes / (1024 * 1024))} MiB of answers is spent`);
   }
 }
 
@@ -20,13 +26,15 @@ export interface RequestSpender {
   view(transport: ListTransport): ListTransport;
 }
 
-function spending(transport: ListTransport, take: () => void): ListTransport {
+function spending(transport: ListTransport, take: () => void, read: (bytes: number) => void): ListTransport {
   return {
     url: (path) => transport.url(path),
     logger: transport.logger,
-    send: (request, signal) => {
+    send: async (request, signal) => {
       take();
-      return transport.send(request, signal);
+      const response = await transport.send(request, signal);
+      read(Buffer.byteLength(response.text));
+      return response;
     },
   };
 }
@@ -35,7 +43,18 @@ export class RequestBudget implements RequestSpender {
   private used = 0;
   /** Set aside by reservations and not spent yet: no one else may spend it. */
   private held = 0;
-  constructor(readonly limit: number) {}
+  private bytesRead = 0;
+  constructor(readonly limit: number, readonly maxBytes: number = DEFAULT_BUDGET_BYTES) {}
+
+  /** Bytes of the answers read through it. */
+  get bytes(): number {
+    return this.bytesRead;
+  }
+
+  /** Counts the bytes of an answer read. */
+  read(bytes: number): void {
+    this.bytesRead += bytes;
+  }
 
   get spent(): number {
     return this.used;
@@ -47,6 +66,7 @@ export class RequestBudget implements RequestSpender {
   }
 
   take(): void {
+    if (this.bytesRead >= this.maxBytes) throw new BudgetSpentError(this.limit, this.maxBytes);
     if (this.left <= 0) throw new BudgetSpentError(this.limit);
     this.used += 1;
   }
@@ -62,7 +82,7 @@ export class RequestBudget implements RequestSpender {
   }
 
   view(transport: ListTransport): ListTransport {
-    return spending(transport, () => this.take());
+    return spending(transport, () => this.take(), (bytes) => this.read(bytes));
   }
 }
 
@@ -77,6 +97,7 @@ export class Reservation implements RequestSpender {
 
   take(): void {
     if (this.remaining <= 0) return this.budget.take();
+    if (this.budget.bytes >= this.budget.maxBytes) throw new BudgetSpentError(this.budget.limit, this.budget.maxBytes);
     this.remaining -= 1;
     this.spendHeld();
   }
@@ -88,6 +109,6 @@ export class Reservation implements RequestSpender {
   }
 
   view(transport: ListTransport): ListTransport {
-    return spending(transport, () => this.take());
+    return spending(transport, () => this.take(), (bytes) => this.budget.read(bytes));
   }
 }

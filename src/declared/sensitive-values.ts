@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { envRefusal, isNeverReadable, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
+import { envRefusal, isNeverReadable, isNeverReadableInode, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
 import { isInside } from '../path-inside.js';
 import type { ParameterAllowance } from '../config/types.js';
 import { fillFrom, OPEN_FLAGS } from './read-file.js';
@@ -60,31 +60,44 @@ function fromFile(written: string, allowance: ParameterAllowance, { realRoot, al
   // Named by the parameter's key only (the caller's prefix): /status must not tell which paths exist on this host.
   const what = 'its file';
   if (allowance.files === null) return { problem: `${what} is not allowed: ${NO_FOLDER}` };
+  if (written.includes('\0')) return { problem: `${what} names a path holding a NUL character, which no file's path can hold` };
   const target = path.resolve(allowance.files, written);
   if (isNeverReadable(target, allowance)) return { problem: `${what} is one this tool never lets a parameter read` };
   if (!isInside(path.resolve(allowance.files), target)) return { problem: `${what} is outside the folder the operator allows (--parameter-files)` };
   if (allowedOnly === true) return { value: null };
   const folder = realOf(allowance.files);
   const real = realOf(target);
-  if (folder === null) return { problem: `${what} cannot be read: the folder the operator allows (--parameter-files) cannot be read` };
-  if (real === null) return { problem: `${what} cannot be read: no such file in the folder the operator allows` };
-  if (isNeverReadable(real, allowance)) return { problem: `${what} leads to a file this tool never lets a parameter read` };
-  if (!isInside(folder, real)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
-  if (realRoot !== null && isInside(realRoot, real)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
-  const read = readRegularFile(real);
+  if ('code' in folder) return { problem: `${what} cannot be read: the folder the operator allows (--parameter-files) cannot be read${unresolved(folder.code)}` };
+  if ('code' in real) return { problem: real.code === 'ENOENT' ? `${what} cannot be read: no such file in the folder the operator allows` : `${what} cannot be read${unresolved(real.code)}` };
+  if (isNeverReadable(real.real, allowance)) return { problem: `${what} leads to a file this tool never lets a parameter read` };
+  if (!isInside(folder.real, real.real)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
+  if (realRoot !== null && isInside(realRoot, real.real)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
+  const read = readRegularFile(real.real, allowance);
   return 'problem' in read ? { problem: `${what} ${read.problem}` } : read;
 }
 
-function realOf(file: string): string | null {
+function realOf(file: string): { real: string } | { code: string } {
   try {
-    return realpathSync(file);
-  } catch {
-    return null;
+    return { real: realpathSync(file) };
+  } catch (error) {
+    return { code: (error as NodeJS.ErrnoException).code ?? 'unreadable' };
   }
 }
 
-/** At most MAX_PARAMETER_FILE_BYTES of the regular file `real`, as text without one trailing line end. */
-function readRegularFile(real: string): Read {
+/** Why a path did not resolve, said as what it is: a loop of links, a folder on the way that is a file. */
+function unresolved(code: string): string {
+  if (code === 'ELOOP') return ': its links lead round in a loop (ELOOP), or through too many links';
+  if (code === 'ENOTDIR') return ': a folder on its way is a file (ENOTDIR)';
+  if (code === 'ENOENT') return ': no such file or folder (ENOENT)';
+  return ` (${code})`;
+}
+
+/**
+ * At most MAX_PARAMETER_FILE_BYTES of the regular file `real`, as text without one trailing line end. The file opened
+ * must have one link (a hard link made in the allowed folder to any other file is refused) and must not be, by its
+ * device and inode, one of the files this tool never lets a parameter read.
+ */
+function readRegularFile(real: string, allowance: ParameterAllowance): Read {
   let fd: number;
   try {
     fd = openSync(real, OPEN_FLAGS);
@@ -94,6 +107,8 @@ function readRegularFile(real: string): Read {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { problem: 'is not a regular file; a sensitive value is read only from one' };
+    if (isNeverReadableInode(stat, allowance)) return { problem: 'is, through a hard link, a file this tool never lets a parameter read' };
+    if (stat.nlink > 1) return { problem: `has ${stat.nlink} links (a hard link); a sensitive value is read only from a file with one` };
     if (stat.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
     const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
     const length = fillFrom(fd, buffer);

@@ -4,10 +4,10 @@ import type { Reply } from './http.js';
 import type { Context } from './router.js';
 import type { FaultSpec } from './types.js';
 
-/** The context the route sees: a `growing-pages` list always answers its first page's resources. */
+/** The context the route sees: a `growing-pages` or `fat-pages` list always answers its first page's resources. */
 export function faultContext(fault: FaultSpec | null, ctx: Context): Context {
   if (fault?.kind === 'duplicate-items') return { ...ctx, repeatItems: fault.items ?? 5 };
-  if (fault?.kind !== 'growing-pages') return ctx;
+  if (fault?.kind !== 'growing-pages' && fault?.kind !== 'fat-pages') return ctx;
   const query = new URLSearchParams(ctx.query);
   query.set('page[number]', '1');
   return { ...ctx, query };
@@ -52,4 +52,30 @@ export function hugeBody(res: ServerResponse, bytes: number, done: (status: numb
   };
   res.on('close', () => (left = 0));
   pump();
+}
+
+/**
+ * A list that never ends, of fat resources: each page holds `items` (100) new resources made from the first one of the
+ * real list (its id's prefix kept, a suffix of the page and index), each with its `attribute` (`description`) padded
+ * to `attribute-bytes` (38,000) characters, and names the next page, announcing one page more than it is at. A policy
+ * list of 3.8 MB pages, or runs with 38 kB messages, for as long as a client reads.
+ */
+export function fatPages(reply: Reply, ctx: Context, fault: FaultSpec, asked: number): Reply {
+  const body = reply.body as (ListBody & { data?: unknown }) | undefined;
+  const template = Array.isArray(body?.data) ? (body.data[0] as Record<string, unknown> | undefined) : undefined;
+  if (reply.status !== 200 || template === undefined || body?.links === undefined) return reply;
+  const size = fault.items ?? 100;
+  const attribute = fault.attribute ?? 'description';
+  const padding = 'x'.repeat(fault['attribute-bytes'] ?? 38_000);
+  const prefix = String(template['id']).split('-')[0];
+  const data = Array.from({ length: size }, (_, n) => {
+    const suffix = `p${asked}n${n}`;
+    const attributes = { ...(template['attributes'] as Record<string, unknown>), [attribute]: padding };
+    if (typeof attributes['name'] === 'string') attributes['name'] = `${attributes['name']}-${suffix}`;
+    return { ...template, id: `${prefix}-${suffix}`, attributes };
+  });
+  const self = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
+  self.searchParams.set('page[number]', String(asked + 1));
+  const pagination = { 'current-page': asked, 'next-page': asked + 1, 'prev-page': asked > 1 ? asked - 1 : null, 'page-size': size, 'total-pages': asked + 1, 'total-count': (asked + 1) * size };
+  return { ...reply, body: { ...body, data, links: { ...body.links, next: self.href }, meta: { ...body.meta, pagination } } };
 }

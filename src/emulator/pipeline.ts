@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
 import { settleDue } from './ingestion.js';
-import { faultContext, growing, hugeBody } from './hostile-replies.js';
+import { faultContext, fatPages, growing, hugeBody } from './hostile-replies.js';
 import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { isRunList, RATE_LIMITED_BODY, type RateDecision, type RateLimiter } from './rate-limit.js';
@@ -55,7 +55,8 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
   if (fault?.kind === 'malformed') {
     return answer(res, { status: 200, headers: { 'content-type': JSON_API }, body: Buffer.from(fault.body ?? MALFORMED_BODY) }, rate.headers, JSON_API, finish);
   }
-  const shaped = fault?.kind === 'endless-pages' ? endless(reply, ctx) : fault?.kind === 'growing-pages' ? growing(reply, ctx) : reply;
+  const shaped = fault?.kind === 'endless-pages' ? endless(reply, ctx) : fault?.kind === 'growing-pages' ? growing(reply, ctx)
+    : fault?.kind === 'fat-pages' ? fatPages(reply, ctx, fault, pageNumber(ctx.query)) : reply;
   answer(res, shaped, headers, JSON_API, finish);
 }
 

@@ -4,7 +4,7 @@ import type { AgentStatus as KnownAgentStatus, NativeKindName } from '../model.j
 /** idle, busy, exited, errored or unknown; any other word stands for a status the service may add later (never deletable). */
 export type AgentStatus = KnownAgentStatus | (string & {});
 
-export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'growing-pages' | 'duplicate-items' | 'huge-body';
+export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'growing-pages' | 'duplicate-items' | 'huge-body' | 'fat-pages';
 
 export type RateLimitWindow = 'sliding' | 'fixed';
 
@@ -32,8 +32,12 @@ export interface FaultSpec {
   body?: string;
   /** Bytes a `huge-body` fault answers with (a 200 of spaces inside a JSON string). @default 50000000 */
   bytes?: number;
-  /** Resources of the page before that a `duplicate-items` fault repeats. @default 5 */
+  /** Resources of the page before that a `duplicate-items` fault repeats; resources of each page of `fat-pages`. @default 5; 100 */
   items?: number;
+  /** `fat-pages`: the attribute of each resource padded to `attribute-bytes` characters. @default 'description' */
+  attribute?: string;
+  /** `fat-pages`: the length of the padded attribute. @default 38000 */
+  'attribute-bytes'?: number;
 }
 
 export interface SeedAgent {
