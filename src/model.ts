@@ -227,3 +227,43 @@ export interface LiveState {
   /** Policies of kinds this tool does not know; the plan names them once and leaves them alone. Absent: none. */
   foreignPolicies?: ForeignPolicy[];
 }
+
+/** A workspace's tag: a key with a value, or a key alone (value null). */
+export interface WorkspaceTag {
+  key: string;
+  value: string | null;
+}
+
+/** One of a set's tag selectors (go-tfe's `PolicySetTagSelector`): `tag-key`, `tag-value` (null: a key alone), `is-exclude`. */
+export interface TagSelector {
+  key: string;
+  value: string | null;
+  exclude: boolean;
+}
+
+/** How a set's inclusion selectors combine: `any` holds a workspace with one of them, `all` one with every one. */
+export type TagMatch = 'any' | 'all';
+
+/**
+ * Whether a set scoped by tag selectors holds a workspace with `tags`, before its global flag: 'excluded' when an
+ * exclusion selector matches one of its tags, 'included' when its inclusion selectors do (`match`), else 'none'. A
+ * selector of a key alone matches only a tag of that key alone (the vendor's `tfe_tag_policy_set`).
+ */
+export function tagSelection(selectors: readonly TagSelector[], match: TagMatch, tags: readonly WorkspaceTag[]): 'included' | 'excluded' | 'none' {
+  const matches = (s: TagSelector) => tags.some((t) => t.key === s.key && t.value === s.value);
+  if (selectors.some((s) => s.exclude && matches(s))) return 'excluded';
+  const include = selectors.filter((s) => !s.exclude);
+  if (include.length === 0) return 'none';
+  return (match === 'all' ? include.every(matches) : include.some(matches)) ? 'included' : 'none';
+}
+
+/** `env:prod`, `team`, `!sandbox`: a selector as plans and files write it. */
+export function selectorText(s: TagSelector): string {
+  return `${s.exclude ? '!' : ''}${s.key}${s.value === null ? '' : `:${s.value}`}`;
+}
+
+/** A tag written `key:value` or `key` alone. */
+export function parseTag(text: string): WorkspaceTag {
+  const at = text.indexOf(':');
+  return at < 0 ? { key: text, value: null } : { key: text.slice(0, at), value: text.slice(at + 1) };
+}

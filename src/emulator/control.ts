@@ -1,5 +1,5 @@
 /** Control endpoints under /_emulator for tests and demos: faults, request log, agents, rate limit, behaviour, state. */
-import type { NativeKindName } from '../model.js';
+import { selectorText, type NativeKindName } from '../model.js';
 import { kindWord } from './records.js';
 import { agentResource } from './documents.js';
 import type { FaultList } from './faults.js';
@@ -158,6 +158,9 @@ function policySetState(store: Store, set: PolicySetRecord, nativeKind: NativeKi
     'workspace-ids': set.workspaceIds,
     'project-ids': set.projectIds,
     'workspace-exclusion-ids': set.workspaceExclusionIds,
+    'tag-selectors': set.tagSelectors.map(selectorText),
+    'scoping-type': set.scopingType,
+    'tag-selector-match': set.tagMatch,
     'project-exclusion-ids': set.projectExclusionIds,
     'current-version': set.currentVersionId,
     versions: set.versionIds.map((id) => store.versions.get(id)).filter((v) => v !== undefined).map((version) => ({

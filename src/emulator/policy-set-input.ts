@@ -6,6 +6,7 @@
  */
 import { invalid, isObject, ReplyError } from './http.js';
 import type { RecordKind } from './records.js';
+import type { TagMatch, TagSelector } from '../model.js';
 import type { OrgRecord, PolicySetRecord } from './store.js';
 import type { Behaviour } from './types.js';
 import { checkName, optionalBoolean, optionalString, readDocument, relationshipIds } from './validate.js';
@@ -18,11 +19,11 @@ export interface SetMembers {
   projectExclusionIds: string[];
 }
 
-type Settings = 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'policyUpdatePatterns' | 'vcsRepo';
+type Settings = 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'policyUpdatePatterns' | 'vcsRepo' | 'tagSelectors' | 'scopingType' | 'tagMatch';
 
 export type PolicySetCreate = Pick<PolicySetRecord, 'name' | 'description' | 'kind' | 'global' | Settings> & SetMembers;
 
-export type PolicySetUpdate = Partial<Pick<PolicySetRecord, 'name' | 'description' | 'global' | Settings>>;
+export type PolicySetUpdate = Partial<Pick<PolicySetRecord, 'name' | 'description' | 'global' | Exclude<Settings, 'tagSelectors'>>>;
 
 /**
  * The kinds a set takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta
@@ -57,6 +58,8 @@ export function parseSetCreate(body: unknown, org: OrgRecord, policyExists: (id:
     throw invalid('Policies cannot be added to a policy set with a VCS repository', '/data/relationships/policies');
   }
   checkGlobalScope(global, members.workspaceIds.length + members.projectIds.length);
+  const tagSelectors = readTagSelectors(attributes['tag-selectors'], '/data/attributes/tag-selectors') ?? [];
+  checkTagScope(tagSelectors, members.workspaceIds.length + members.projectIds.length);
   return {
     name,
     description: optionalString(attributes, 'description', true) ?? null,
@@ -68,8 +71,54 @@ export function parseSetCreate(body: unknown, org: OrgRecord, policyExists: (id:
     policiesPath: optionalString(attributes, 'policies-path', true) ?? null,
     policyUpdatePatterns: updatePatterns(attributes) ?? [],
     vcsRepo,
+    tagSelectors,
+    scopingType: readScopingType(attributes) ?? (tagSelectors.some((s) => !s.exclude) ? 'tag' : 'explicit'),
+    tagMatch: readTagMatch(attributes) ?? 'any',
     ...members,
   };
+}
+
+/**
+ * `tag-selectors`: each `{"tag-key", "tag-value" (null: a key alone), "is-exclude"}` (go-tfe's `PolicySetTagSelector`);
+ * undefined when not sent. In an attribute of a set document and in the `data` of the tag-selectors endpoints alike.
+ */
+export function readTagSelectors(value: unknown, pointer: string): TagSelector[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw invalid('tag-selectors must be a list', pointer);
+  return value.map((entry, index) => {
+    const key = isObject(entry) ? entry['tag-key'] : undefined;
+    const tagValue = isObject(entry) ? entry['tag-value'] ?? null : undefined;
+    const exclude = isObject(entry) ? entry['is-exclude'] ?? false : undefined;
+    if (typeof key !== 'string' || key === '' || (tagValue !== null && typeof tagValue !== 'string') || typeof exclude !== 'boolean') {
+      throw invalid('a tag selector is {"tag-key": KEY, "tag-value": VALUE or null, "is-exclude": true or false}', `${pointer}/${index}`);
+    }
+    return { key, value: tagValue as string | null, exclude };
+  });
+}
+
+/**
+ * Tag-based scoping and explicit workspace or project associations are mutually exclusive (the vendor's provider,
+ * `tfe_tag_policy_set`): a set with inclusion selectors takes no `workspaces` or `projects`, and the reverse.
+ * Exclusion selectors go with either, a global set included (go-tfe's `TestPolicySetsAddTagSelectors`).
+ */
+export function checkTagScope(selectors: readonly TagSelector[], scoped: number): void {
+  if (scoped > 0 && selectors.some((s) => !s.exclude)) {
+    throw invalid('Tag-based scoping and explicit workspace or project associations are mutually exclusive', '/data/attributes/tag-selectors');
+  }
+}
+
+function readScopingType(attributes: Record<string, unknown>): 'tag' | 'explicit' | undefined {
+  const value = attributes['scoping-type'];
+  if (value === undefined || value === null) return undefined;
+  if (value !== 'tag' && value !== 'explicit') throw invalid('scoping-type must be tag or explicit', '/data/attributes/scoping-type');
+  return value;
+}
+
+function readTagMatch(attributes: Record<string, unknown>): TagMatch | undefined {
+  const value = attributes['tag-selector-match'];
+  if (value === undefined || value === null) return undefined;
+  if (value !== 'any' && value !== 'all') throw invalid('tag-selector-match must be any or all', '/data/attributes/tag-selector-match');
+  return value;
 }
 
 /** A global set applies to every workspace: the service takes `workspaces` and `projects` only when `global` is false. */
@@ -107,6 +156,10 @@ export function parseSetUpdate(body: unknown, set: PolicySetRecord, org: OrgReco
   const patterns = updatePatterns(attributes);
   if (patterns !== undefined) update.policyUpdatePatterns = patterns;
   if (attributes['vcs-repo'] !== undefined) update.vcsRepo = readVcsRepo(attributes['vcs-repo']);
+  const scopingType = readScopingType(attributes);
+  if (scopingType !== undefined) update.scopingType = scopingType;
+  const tagMatch = readTagMatch(attributes);
+  if (tagMatch !== undefined) update.tagMatch = tagMatch;
   return update;
 }
 

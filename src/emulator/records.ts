@@ -1,6 +1,6 @@
 /** The emulator's records: one organization, policy, pool or agent as the store holds it. */
 import type { AgentStatus } from './types.js';
-import { LEVELS_BY_KIND, type EnforcementLevel, type NativeKindName, type PolicyKind } from '../model.js';
+import { LEVELS_BY_KIND, type EnforcementLevel, type NativeKindName, type PolicyKind, type TagMatch, type TagSelector, type WorkspaceTag } from '../model.js';
 
 export type RecordKind = PolicyKind | 'tfpolicy';
 
@@ -23,6 +23,8 @@ export interface OrgRecord {
   projects: Map<string, string>;
   /** workspace id → its project's id, for the workspaces seeded with one. */
   workspaceProjects: Map<string, string>;
+  /** Workspace id → its tags (key and value, or a key alone). */
+  workspaceTags: Map<string, WorkspaceTag[]>;
   /** By id, in creation order. */
   policySets: Map<string, PolicySetRecord>;
   entitlements: EntitlementRecord;
@@ -55,6 +57,12 @@ export interface PolicySetRecord {
   projectIds: string[];
   workspaceExclusionIds: string[];
   projectExclusionIds: string[];
+  /** Tag selectors (`tag-selectors`): a set scoped by tags holds the workspaces they select. */
+  tagSelectors: TagSelector[];
+  /** `scoping-type`: `tag` once the set is scoped by inclusion selectors, else `explicit`. */
+  scopingType: 'tag' | 'explicit';
+  /** `tag-selector-match`: how its inclusion selectors combine. */
+  tagMatch: TagMatch;
   /** `polsetver-` ids, oldest first. */
   versionIds: string[];
   /** The newest version that became ready. */

@@ -9,6 +9,7 @@ import { requireOrg } from './lookups.js';
 import { paginate } from './pagination.js';
 import { entitlementResource, projectResource, workspaceResource } from './policy-set-documents.js';
 import type { Context, Route } from './router.js';
+import type { OrgRecord } from './store.js';
 
 export const organizationRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/workspaces', handler: listWorkspaces },
@@ -35,8 +36,25 @@ function listWorkspaces(ctx: Context): Reply {
   const wildcard = ctx.query.get('search[wildcard-name]') ?? '';
   const matching = [...org.workspaces].filter(([, name]) => name.toLowerCase().includes(search) && (wildcard === '' || wildcardMatches(wildcard, name)));
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
-  const data = page.items.map(([id, name]) => workspaceResource(org, id, name));
-  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+  // `include=effective_tag_bindings` (go-tfe's `WSEffectiveTagBindings`): each workspace's tags, key and value.
+  const withTags = (ctx.query.get('include') ?? '').split(',').map((t) => t.trim().replaceAll('-', '_')).includes('effective_tag_bindings');
+  const data = page.items.map(([id, name]) => (withTags ? { ...workspaceResource(org, id, name), ...tagRelationship(org, id) } : workspaceResource(org, id, name)));
+  const included = withTags ? page.items.flatMap(([id]) => tagBindings(org, id)) : [];
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination }, ...(withTags ? { included } : {}) } };
+}
+
+function tagBindings(org: OrgRecord, workspaceId: string): Array<Record<string, unknown>> {
+  return (org.workspaceTags.get(workspaceId) ?? []).map((tag, index) => ({
+    id: `etb-${workspaceId.slice(3)}${index}`,
+    type: 'effective-tag-bindings',
+    attributes: { key: tag.key, value: tag.value ?? '' },
+  }));
+}
+
+function tagRelationship(org: OrgRecord, workspaceId: string): Record<string, unknown> {
+  const resource = workspaceResource(org, workspaceId, '') as { relationships: Record<string, unknown> };
+  const data = tagBindings(org, workspaceId).map(({ id, type }) => ({ id, type }));
+  return { relationships: { ...resource.relationships, 'effective-tag-bindings': { data } } };
 }
 
 function listProjects(ctx: Context): Reply {

@@ -7,9 +7,10 @@
  */
 import { invalid, isObject, JSON_API, notFound, readJsonBody, type Reply } from './http.js';
 import { isVersioned, setPolicyIds } from './policy-set-documents.js';
-import { checkGlobalScope, overLimit } from './policy-set-input.js';
+import { checkGlobalScope, checkTagScope, overLimit, readTagSelectors } from './policy-set-input.js';
 import type { Context, Route } from './router.js';
 import type { OrgRecord, PolicySetRecord } from './store.js';
+import type { TagSelector } from '../model.js';
 import { requireSet } from './routes-policy-sets.js';
 
 type Relationship = 'policies' | 'workspaces' | 'projects' | 'workspace-exclusions' | 'project-exclusions';
@@ -22,10 +23,34 @@ const ITEM_TYPES: Readonly<Record<Relationship, string>> = {
   'project-exclusions': 'projects',
 };
 
-export const policySetMemberRoutes: Route[] = RELATIONSHIPS.flatMap((name) => [
-  { method: 'POST', pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx: Context) => changeMembers(ctx, name, 'add') },
-  { method: 'DELETE', pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx: Context) => changeMembers(ctx, name, 'remove') },
-]);
+export const policySetMemberRoutes: Route[] = [
+  ...RELATIONSHIPS.flatMap((name) => [
+    { method: 'POST', pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx: Context) => changeMembers(ctx, name, 'add') },
+    { method: 'DELETE', pattern: `/policy-sets/:id/relationships/${name}`, handler: (ctx: Context) => changeMembers(ctx, name, 'remove') },
+  ]),
+  { method: 'POST', pattern: '/policy-sets/:id/tag-selectors', handler: (ctx: Context) => changeTagSelectors(ctx, 'add') },
+  { method: 'DELETE', pattern: '/policy-sets/:id/tag-selectors', handler: (ctx: Context) => changeTagSelectors(ctx, 'remove') },
+];
+
+/**
+ * go-tfe's `AddTagSelectors` / `RemoveTagSelectors`: `{"data": [selector, …]}`, at least one; answers 204. A set with
+ * inclusion selectors is scoped by tags (`scoping-type` `tag`), and `explicit` again once it has none.
+ */
+async function changeTagSelectors(ctx: Context, change: 'add' | 'remove'): Promise<Reply> {
+  const set = requireSet(ctx.store, ctx.params.id);
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const given = readTagSelectors(isObject(body) ? body.data : undefined, '/data') ?? [];
+  if (given.length === 0) throw invalid('at least one tag selector is required', '/data');
+  const same = (a: TagSelector, b: TagSelector) => a.key === b.key && a.value === b.value && a.exclude === b.exclude;
+  const next = change === 'add'
+    ? [...set.tagSelectors, ...given.filter((s) => !set.tagSelectors.some((t) => same(s, t)))]
+    : set.tagSelectors.filter((t) => !given.some((s) => same(s, t)));
+  checkTagScope(next, set.workspaceIds.length + set.projectIds.length);
+  set.tagSelectors = next;
+  set.scopingType = next.some((s) => !s.exclude) ? 'tag' : 'explicit';
+  set.updatedAt = new Date(ctx.now()).toISOString();
+  return { status: 204 };
+}
 
 async function changeMembers(ctx: Context, name: Relationship, change: 'add' | 'remove'): Promise<Reply> {
   if (name === 'policies') return changePolicies(ctx, change);
@@ -36,7 +61,10 @@ async function changeMembers(ctx: Context, name: Relationship, change: 'add' | '
   const key = LISTS[name];
   if (change === 'add') {
     const next = [...set[key], ...ids.filter((id) => !set[key].includes(id))];
-    if (name === 'workspaces' || name === 'projects') checkGlobalScope(set.global, next.length);
+    if (name === 'workspaces' || name === 'projects') {
+      checkGlobalScope(set.global, next.length);
+      checkTagScope(set.tagSelectors, next.length);
+    }
     set[key] = next;
   } else {
     set[key] = set[key].filter((id) => !ids.includes(id));

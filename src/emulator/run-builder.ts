@@ -2,7 +2,7 @@
  * The runs the emulator is given: from the seed, each outcome spelled out; from the control endpoint, a table of
  * policy → status played against the sets that apply to the workspace now, with the levels the policies have now.
  */
-import { LEVELS_BY_KIND } from '../model.js';
+import { LEVELS_BY_KIND, tagSelection } from '../model.js';
 import { badRequest } from './http.js';
 import type { RecordKind } from './records.js';
 import {
@@ -140,10 +140,14 @@ function versionPolicies(store: Store, set: PolicySetRecord): Array<{ name: stri
   return (current?.policies ?? []).map((policy) => ({ ...policy, description: null, query: null }));
 }
 
-/** Whether the set applies to the workspace: global, or scoped to it or to its project; an exclusion wins. */
+/**
+ * Whether the set applies to the workspace: global, scoped to it or to its project, or selected by the set's tag
+ * selectors (key and value, as the workspace's tags); an exclusion, by id or by tag, wins.
+ */
 export function applies(org: OrgRecord, set: PolicySetRecord, workspaceId: string): boolean {
   const project = org.workspaceProjects.get(workspaceId);
   const excluded = set.workspaceExclusionIds.includes(workspaceId) || (project !== undefined && set.projectExclusionIds.includes(project));
-  if (excluded) return false;
-  return set.global || set.workspaceIds.includes(workspaceId) || (project !== undefined && set.projectIds.includes(project));
+  const byTags = tagSelection(set.tagSelectors, set.tagMatch, org.workspaceTags.get(workspaceId) ?? []);
+  if (excluded || byTags === 'excluded') return false;
+  return set.global || byTags === 'included' || set.workspaceIds.includes(workspaceId) || (project !== undefined && set.projectIds.includes(project));
 }

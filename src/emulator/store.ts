@@ -7,6 +7,7 @@ import { newId } from './ids.js';
 import { createRunStore, type RunStore } from './run-records.js';
 import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, TokenRecord, VersionRecord } from './records.js';
 import type { Seed, SeedAgent, SeedPolicySet } from './types.js';
+import { parseTag } from '../model.js';
 
 export type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, TokenRecord, VersionRecord } from './records.js';
 
@@ -44,6 +45,7 @@ export function createStore(seed: Seed, now: () => number): Store {
       workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
       projects: new Map((org.projects ?? []).map((project) => [project.id, project.name])),
       workspaceProjects: new Map((org.workspaces ?? []).flatMap((ws) => (ws.project === undefined ? [] : [[ws.id, ws.project] as const]))),
+      workspaceTags: new Map((org.workspaces ?? []).map((ws) => [ws.id, (ws.tags ?? []).map(parseTag)])),
       policySets: new Map((org.policySets ?? []).map((set) => seededSet(org.name, set, now))),
       entitlements: {
         policySetLimit: org.entitlements?.policySetLimit ?? null,
@@ -172,6 +174,9 @@ function seededSet(org: string, seed: string | SeedPolicySet, now: () => number)
     projectIds: [...(set.projects ?? [])],
     workspaceExclusionIds: [],
     projectExclusionIds: [],
+    tagSelectors: [],
+    scopingType: 'explicit',
+    tagMatch: 'any',
     versionIds: [],
     currentVersionId: null,
     createdAt: at,

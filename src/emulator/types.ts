@@ -66,6 +66,8 @@ export interface SeedWorkspace {
   name: string;
   /** `prj-` id of its project. */
   project?: string;
+  /** Its tags, each `key:value` or a key alone. */
+  tags?: string[];
 }
 
 /** A policy set that exists before the first request; a bare id is a native set named by its id. */
