@@ -210,6 +210,10 @@ export interface LivePolicySet {
   projectIds: string[];
   workspaceExclusionIds: string[];
   projectExclusionIds: string[];
+  /** Its tag selectors, `scoping-type` and match, as read; absent where the reader had none (older answers, fixtures). */
+  tagSelectors?: TagSelector[];
+  scopingType?: string | null;
+  tagMatch?: TagMatch | null;
   /** The newest successful version (what the service enforces), and the newest of all; null when none. */
   currentVersionId: string | null;
   newestVersion: LiveSetVersion | null;
@@ -222,7 +226,7 @@ export interface LiveState {
   /** Policy sets of known kinds; absent when the source declares none (they are then not read). */
   policySets?: LivePolicySet[];
   /** The organization's workspaces and projects, read only when a declaration names one by name. */
-  workspaces?: Array<{ id: string; name: string }>;
+  workspaces?: Array<{ id: string; name: string; tags?: WorkspaceTag[] }>;
   projects?: Array<{ id: string; name: string }>;
   /** Policies of kinds this tool does not know; the plan names them once and leaves them alone. Absent: none. */
   foreignPolicies?: ForeignPolicy[];

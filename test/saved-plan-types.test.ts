@@ -103,10 +103,11 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
         id: 'required', name: 'required', kind: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
         policyToolVersion: 'required', versioned: 'required', vcsBacked: 'required', currentVersionId: 'required', newestVersion: 'required',
         workspaceIds: 'required', projectIds: 'required', workspaceExclusionIds: 'required', projectExclusionIds: 'required', parameters: 'required',
+        tagSelectors: 'optional', scopingType: 'optional', tagMatch: 'optional',
       } satisfies Keys<LivePolicySetRef>],
       ['policySetSpec', keysOf(defs['policySetSpec']!), {
         kind: 'required', settingsFile: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
-        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required',
+        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required', tags: 'optional',
       } satisfies Keys<PolicySetSpec>],
       ['setContent', keysOf(defs['setContent']!), {
         folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required', levels: 'optional',

@@ -14,6 +14,7 @@ import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parseAgentToken, parseMadeAgentToken, parsePolicy } from './resources.js';
 import { learnSecrets } from '../redact.js';
+import type { TagSelector } from '../model.js';
 import { deleteDone, sendOne } from './exchanges.js';
 import { readWith, successBody } from './responses.js';
 import { RunEndpoints } from './runs.js';
@@ -351,6 +352,14 @@ export class ApiClient implements PolicyApi {
 
   addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
     return this.sets.addToPolicySet(setId, relationship, ids);
+  }
+
+  addTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void> {
+    return this.sets.addTagSelectors(setId, selectors);
+  }
+
+  removeTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void> {
+    return this.sets.removeTagSelectors(setId, selectors);
   }
 
   removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {

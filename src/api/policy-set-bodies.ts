@@ -2,7 +2,7 @@
  * JSON:API request bodies of the policy-set side, exactly as docs/api-behaviour.md (Policy sets) describes them: only
  * what is given is sent, `policies` never with a VCS repository, and relationship items carry `type` and `id` alone.
  */
-import { wireKind, type NativeKindName } from '../model.js';
+import { wireKind, type NativeKindName, type TagSelector } from '../model.js';
 import type { CreatePolicySetInput, CreatePolicySetParameterInput, PolicySetRelationship, UpdatePolicySetInput, UpdatePolicySetParameterInput } from './types.js';
 
 type Attributes = Record<string, unknown>;
@@ -33,7 +33,19 @@ function settings(input: UpdatePolicySetInput): Attributes {
   if (input.policyToolVersion !== undefined) attributes['policy-tool-version'] = input.policyToolVersion;
   if (input.policiesPath !== undefined) attributes['policies-path'] = input.policiesPath;
   if (input.policyUpdatePatterns !== undefined) attributes['policy-update-patterns'] = [...input.policyUpdatePatterns];
+  if (input.scopingType !== undefined) attributes['scoping-type'] = input.scopingType;
+  if (input.tagMatch !== undefined) attributes['tag-selector-match'] = input.tagMatch;
   return attributes;
+}
+
+/** A selector as go-tfe's `PolicySetTagSelector` sends it; `tag-value` null for a key alone. */
+function selectorBody(s: TagSelector): Attributes {
+  return { 'tag-key': s.key, 'tag-value': s.value, 'is-exclude': s.exclude };
+}
+
+/** The body of `POST` / `DELETE /policy-sets/:id/tag-selectors`: `{"data": [selector, …]}`, plain objects, as go-tfe sends it. */
+export function tagSelectorsBody(selectors: readonly TagSelector[]): unknown {
+  return { data: selectors.map(selectorBody) };
 }
 
 export function createPolicySetBody(input: CreatePolicySetInput, nativeKind: NativeKindName): unknown {
@@ -48,7 +60,10 @@ export function createPolicySetBody(input: CreatePolicySetInput, nativeKind: Nat
       ...(input.policyToolVersion === undefined || input.policyToolVersion === null ? {} : { policyToolVersion: input.policyToolVersion }),
       ...(input.policiesPath === undefined || input.policiesPath === null ? {} : { policiesPath: input.policiesPath }),
       ...(input.policyUpdatePatterns === undefined ? {} : { policyUpdatePatterns: input.policyUpdatePatterns }),
+      ...(input.scopingType === undefined ? {} : { scopingType: input.scopingType }),
+      ...(input.tagMatch === undefined ? {} : { tagMatch: input.tagMatch }),
     }),
+    ...(input.tagSelectors === undefined || input.tagSelectors.length === 0 ? {} : { 'tag-selectors': input.tagSelectors.map(selectorBody) }),
   };
   const relationships: Record<string, unknown> = {};
   const lists: Array<[PolicySetRelationship, readonly string[] | undefined]> = [

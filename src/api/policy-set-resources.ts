@@ -4,7 +4,7 @@
  * and `id` are read from a relationship's items, and every id must have its resource's shape (ids.ts): an answer that
  * gives another is unusable, never put into a URL.
  */
-import { kindOfWire, type PolicyKind } from '../model.js';
+import { kindOfWire, type PolicyKind, type TagSelector, type WorkspaceTag } from '../model.js';
 import { checkedId, type IdKind } from './ids.js';
 import { field, int, isObject, requiredStr, str } from './json-api.js';
 import type { Entitlements, PolicySet, PolicySetParameter, PolicySetVersion, Project, Workspace } from './types.js';
@@ -80,11 +80,40 @@ export function parsePolicySet(resource: unknown, document?: unknown): PolicySet
     projectIds,
     workspaceExclusionIds: memberIds(resource, 'workspace-exclusions', 'workspace'),
     projectExclusionIds: memberIds(resource, 'project-exclusions', 'project'),
+    tagSelectors: tagSelectors(field(attributes, 'tag-selectors')),
+    scopingType: str(field(attributes, 'scoping-type')),
+    tagMatch: field(attributes, 'tag-selector-match') === 'all' ? 'all' : field(attributes, 'tag-selector-match') === 'any' ? 'any' : null,
     currentVersionId,
     newestVersionId,
     currentVersion: included(currentVersionId),
     newestVersion: included(newestVersionId),
   };
+}
+
+/** `tag-selectors` read leniently: an entry without a key is left out; a value that is not a string is a key alone. */
+function tagSelectors(value: unknown): TagSelector[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry): TagSelector[] => {
+    const key = str(field(entry, 'tag-key'));
+    return key === null ? [] : [{ key, value: str(field(entry, 'tag-value')), exclude: field(entry, 'is-exclude') === true }];
+  });
+}
+
+/**
+ * A workspace of a list asked with `include=effective_tag_bindings`: its tags are the included bindings its
+ * relationship names (an empty value is a key alone).
+ */
+export function parseTaggedWorkspace(resource: unknown, document: unknown): Workspace {
+  const refs = field(field(field(resource, 'relationships'), 'effective-tag-bindings'), 'data');
+  const included = field(document, 'included');
+  const byId = new Map((Array.isArray(included) ? included : []).map((r) => [str(field(r, 'id')), r] as const));
+  const tags = (Array.isArray(refs) ? refs : []).flatMap((ref): WorkspaceTag[] => {
+    const binding = byId.get(str(field(ref, 'id')));
+    const key = str(field(field(binding, 'attributes'), 'key'));
+    const value = str(field(field(binding, 'attributes'), 'value'));
+    return key === null ? [] : [{ key, value: value === null || value === '' ? null : value }];
+  });
+  return { ...parseWorkspace(resource), tags };
 }
 
 /** A list of strings read leniently: anything else is an empty list, and an item that is not a string is left out. */

@@ -4,7 +4,7 @@
  * set. It shares the client's transport, signal and word for the native kind; every id goes into a URL through
  * `idPath`, so only an id of its resource's shape ever does (ids.ts): another is a rejection before any request.
  */
-import { wireKind } from '../model.js';
+import { wireKind, type TagSelector } from '../model.js';
 import type { Logger } from '../logger.js';
 import type { StreamedBody } from './http-types.js';
 import { idSegment, type IdKind } from './ids.js';
@@ -12,10 +12,10 @@ import { field, primary } from './json-api.js';
 import type { NativeKind } from './native-kind.js';
 import { listAll, queryString } from './paginate.js';
 import {
-  createParameterBody, createPolicySetBody, relationshipBody, updateParameterBody, updatePolicySetBody,
+  createParameterBody, createPolicySetBody, relationshipBody, tagSelectorsBody, updateParameterBody, updatePolicySetBody,
 } from './policy-set-bodies.js';
 import {
-  parseEntitlements, parsePolicySet, parsePolicySetParameter, parsePolicySetVersion, parseProject, parseWorkspace,
+  parseEntitlements, parsePolicySet, parsePolicySetParameter, parsePolicySetVersion, parseProject, parseTaggedWorkspace, parseWorkspace,
 } from './policy-set-resources.js';
 import { deleteDone, sendOne } from './exchanges.js';
 import { isSuccess, readWith, successBody, apiError } from './responses.js';
@@ -97,6 +97,17 @@ export class PolicySetEndpoints implements PolicySetApi {
     successBody(await this.transport.send({ method: 'POST', url, json: relationshipBody(relationship, ids) }, this.signal));
   }
 
+  async addTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void> {
+    if (selectors.length === 0) return;
+    const url = this.transport.url(idPath('/policy-sets', ['policy-set', setId], '/tag-selectors'));
+    successBody(await this.transport.send({ method: 'POST', url, json: tagSelectorsBody(selectors) }, this.signal));
+  }
+
+  async removeTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void> {
+    if (selectors.length === 0) return;
+    return this.remove(idPath('/policy-sets', ['policy-set', setId], '/tag-selectors'), tagSelectorsBody(selectors));
+  }
+
   async removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     return this.remove(idPath('/policy-sets', ['policy-set', setId], `/relationships/${relationship}`), relationshipBody(relationship, ids));
@@ -156,7 +167,8 @@ export class PolicySetEndpoints implements PolicySetApi {
     const params: Params = [];
     if (options.search !== undefined) params.push(['search[name]', options.search]);
     if (options.wildcardName !== undefined) params.push(['search[wildcard-name]', options.wildcardName]);
-    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/workspaces'), params, parseWorkspace);
+    if (options.tags === true) params.push(['include', 'effective_tag_bindings']);
+    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/workspaces'), params, options.tags === true ? parseTaggedWorkspace : parseWorkspace);
     return pages.flatMap((page) => page.items);
   }
 

@@ -1,5 +1,5 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind, TagMatch, TagSelector, WorkspaceTag } from '../model.js';
 import type { StreamedBody } from './http-types.js';
 import type { StateSeal } from '../state-seal.js';
 import type { RunApi } from './run-types.js';
@@ -272,6 +272,12 @@ export interface PolicySet {
   projectIds: string[];
   workspaceExclusionIds: string[];
   projectExclusionIds: string[];
+  /** `tag-selectors` (go-tfe's `PolicySetTagSelectorAttr`); empty when the answer has none. */
+  tagSelectors: TagSelector[];
+  /** `scoping-type` as sent (`tag`, `explicit`); null when the answer leaves it out. */
+  scopingType: string | null;
+  /** `tag-selector-match`; null when the answer leaves it out or sends a word this tool does not know. */
+  tagMatch: TagMatch | null;
   /** The newest successful version (`current-version`), and the newest of all (`newest-version`); null when none. */
   currentVersionId: string | null;
   newestVersionId: string | null;
@@ -308,6 +314,10 @@ export interface CreatePolicySetInput {
   projectIds?: readonly string[];
   workspaceExclusionIds?: readonly string[];
   projectExclusionIds?: readonly string[];
+  /** Sent as the `tag-selectors` attribute; with inclusion selectors, the set is scoped by tags (never beside workspaces or projects). */
+  tagSelectors?: readonly TagSelector[];
+  scopingType?: 'tag' | 'explicit';
+  tagMatch?: TagMatch;
 }
 
 /** Only the settings given are sent; the kind never changes (a kind change is a replace). */
@@ -320,6 +330,8 @@ export interface UpdatePolicySetInput {
   policyToolVersion?: string | null;
   policiesPath?: string | null;
   policyUpdatePatterns?: readonly string[];
+  scopingType?: 'tag' | 'explicit';
+  tagMatch?: TagMatch;
 }
 
 /** The to-many relationships of a set that change by `POST`/`DELETE /policy-sets/:id/relationships/<name>`. */
@@ -352,6 +364,8 @@ export interface Workspace {
   name: string;
   /** `prj-` id of its project; null when the answer leaves it out. */
   projectId: string | null;
+  /** Its effective tags, read only when the list was asked for them (`tags`); absent otherwise. */
+  tags?: WorkspaceTag[];
 }
 
 export interface ListWorkspacesOptions {
@@ -359,6 +373,8 @@ export interface ListWorkspacesOptions {
   search?: string;
   /** `search[wildcard-name]`: `*` as prefix, suffix or both. */
   wildcardName?: string;
+  /** `include=effective_tag_bindings`: each workspace with its tags (go-tfe's `WSEffectiveTagBindings`). */
+  tags?: boolean;
 }
 
 export interface Project {
@@ -398,6 +414,9 @@ export interface PolicySetApi {
   addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
   /** `DELETE` of the same; a 404 (no such set) counts as done. Nothing is sent for an empty list. */
   removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
+  /** `POST` / `DELETE /policy-sets/:id/tag-selectors` with `{"data": [selector, …]}` (go-tfe's); nothing is sent for none. */
+  addTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void>;
+  removeTagSelectors(setId: string, selectors: readonly TagSelector[]): Promise<void>;
   /** `POST /policy-sets/:id/versions` with no body: a `pending` version with its `uploadUrl`. */
   createPolicySetVersion(setId: string): Promise<PolicySetVersion>;
   /**

@@ -10,6 +10,8 @@ import { withMarker } from '../plan/marker.js';
 import { refuseMet } from '../plan/pairs.js';
 import { SET_SCOPES } from '../plan/policy-sets.js';
 import type { PolicySetChange } from '../plan/types.js';
+import type { SetTags } from '../declared/types.js';
+import type { TagSelector } from '../model.js';
 import type { ApplyOptions } from './options.js';
 import { uploadVersion } from './policy-set-version.js';
 import { nameTaken } from './steps.js';
@@ -41,7 +43,15 @@ function createInput(change: PolicySetChange, options: ApplyOptions): CreatePoli
     ...(declared.agentEnabled === null ? {} : { agentEnabled: declared.agentEnabled }),
     ...(declared.policyToolVersion === null ? {} : { policyToolVersion: declared.policyToolVersion }),
     ...scope,
+    ...tagInput(declared.tags ?? null),
   };
+}
+
+/** `tags:` as the create sends it: the selectors, and with inclusions the scoping type `tag` and the match. */
+function tagInput(tags: SetTags | null): Pick<CreatePolicySetInput, 'tagSelectors' | 'scopingType' | 'tagMatch'> {
+  if (tags === null || tags.selectors.length === 0) return {};
+  const includes = tags.selectors.some((s) => !s.exclude);
+  return { tagSelectors: tags.selectors.map((s) => ({ ...s })), ...(includes ? { scopingType: 'tag' as const, tagMatch: tags.match } : {}) };
 }
 
 /**
@@ -85,6 +95,26 @@ export async function updatePolicySet(change: PolicySetChange, options: ApplyOpt
   if (change.fields['policy-tool-version'] !== undefined) input.policyToolVersion = declared.policyToolVersion;
   if (Object.keys(input).length > 0) await options.api.updatePolicySet(id, input);
   await moveScope(change, options);
+  await moveTags(change, options);
+}
+
+/**
+ * The tag selectors that differ, removed first (so a set never holds inclusions beside a scope it is leaving), then
+ * added; then the scoping type and match, where they differ.
+ */
+async function moveTags(change: PolicySetChange, options: ApplyOptions): Promise<void> {
+  const tags = change.declared!.tags ?? null;
+  if (tags === null) return;
+  const live = change.live?.tagSelectors ?? [];
+  const same = (a: TagSelector, b: TagSelector) => a.key === b.key && a.value === b.value && a.exclude === b.exclude;
+  if (change.fields['tags'] !== undefined) {
+    await options.api.removeTagSelectors(change.id!, live.filter((s) => !tags.selectors.some((t) => same(s, t))));
+    await options.api.addTagSelectors(change.id!, tags.selectors.filter((s) => !live.some((t) => same(s, t))));
+  }
+  const input: UpdatePolicySetInput = {};
+  if (change.fields['scoping-type'] !== undefined) input.scopingType = 'tag';
+  if (change.fields['tag-match'] !== undefined) input.tagMatch = tags.match;
+  if (Object.keys(input).length > 0) await options.api.updatePolicySet(change.id!, input);
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { KeyPath } from '../yaml/index.js';
-import type { PolicyKind } from '../model.js';
+import { parseTag, type PolicyKind, type TagSelector } from '../model.js';
 import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { SET_CONFIG_FILES } from './policy-set-config.js';
@@ -11,7 +11,7 @@ import { listLines, readSettingsFile, withFile } from './settings-file.js';
 import { readMemberEnforcement } from './policy-settings.js';
 import type { SensitiveContext } from './sensitive-values.js';
 import { readParameters } from './policy-set-parameters.js';
-import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
+import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter, SetTags } from './types.js';
 import type { FoundFile } from './walk.js';
 
 export { SET_SETTINGS_FILE } from './policy-set-files.js';
@@ -147,6 +147,7 @@ function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind
   if (values['global'] === true && hasScope) {
     problems.push(withFile(file.rel, lineOf(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
   }
+  problems.push(...tagScopeProblems(values, (key) => withFile(file.rel, lineOf(key), '')));
   const kind = configKind ?? (values['kind'] === 'opa' ? 'opa' : 'native');
   for (const key of agentOnlySettings(values, kind)) {
     problems.push(withFile(file.rel, lineOf([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
@@ -177,9 +178,37 @@ function setSettings(name: string, kind: PolicyKind, settingsFile: string | null
     agentEnabled: flag('agent-enabled'),
     policyToolVersion: typeof values['policy-tool-version'] === 'string' ? values['policy-tool-version'] : null,
     scope: { workspaces: list('workspaces'), projects: list('projects'), workspaceExclusions: list('workspace-exclusions'), projectExclusions: list('project-exclusions') },
+    ...setTags(values['tags']),
     parameters,
     sensitiveDigest: null,
   };
+}
+
+/** `tags:` as selectors: each include and exclude tag, `key:value` or a key alone. Absent: not managed. */
+function setTags(value: unknown): { tags?: SetTags } {
+  if (typeof value !== 'object' || value === null) return {};
+  const raw = value as { include?: unknown; exclude?: unknown; match?: unknown };
+  const tags = (list: unknown, exclude: boolean): TagSelector[] => (Array.isArray(list) ? list.map((t) => ({ ...parseTag(String(t)), exclude })) : []);
+  return { tags: { selectors: [...tags(raw.include, false), ...tags(raw.exclude, true)], match: raw.match === 'all' ? 'all' : 'any' } };
+}
+
+/**
+ * The mixes the service refuses: tag-based scoping beside explicit workspaces or projects (the vendor's provider,
+ * `tfe_tag_policy_set`: "mutually exclusive on a policy set"), and inclusion tags on a global set, which is on every
+ * workspace already. Exclusion tags alone go with a global set (go-tfe's `TestPolicySetsAddTagSelectors`).
+ */
+function tagScopeProblems(values: Record<string, unknown>, at: (key: KeyPath) => SourceProblem): SourceProblem[] {
+  const tags = values['tags'] as { include?: unknown[] } | undefined;
+  if (tags === undefined || tags === null || !Array.isArray(tags.include) || tags.include.length === 0) return [];
+  const problems: SourceProblem[] = [];
+  const said = (key: KeyPath, message: string) => problems.push({ ...at(key), message });
+  for (const key of ['workspaces', 'projects']) {
+    if (Array.isArray(values[key]) && (values[key] as unknown[]).length > 0) {
+      said([key], `tags.include is not allowed with ${key}: the service scopes a set by tags or by workspaces and projects, never both (remove one)`);
+    }
+  }
+  if (values['global'] === true) said(['global'], 'global: true is not allowed with tags.include; a global set is on every workspace (tags.exclude alone may go with it)');
+  return problems;
 }
 
 function duplicateSetNames(sets: readonly DeclaredPolicySet[]): SourceProblem[] {

@@ -1,5 +1,5 @@
 import type { ParameterAllowance } from '../config/types.js';
-import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec } from '../model.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec, TagMatch, TagSelector } from '../model.js';
 import type { DeclaredCache } from './declared-cache.js';
 import type { WalkLimits } from './walk.js';
 
@@ -132,6 +132,12 @@ export interface SetScope {
   projectExclusions: string[] | null;
 }
 
+/** A set's `tags:`: its tag selectors, inclusions and exclusions, and how the inclusions combine. */
+export interface SetTags {
+  selectors: TagSelector[];
+  match: TagMatch;
+}
+
 /** A policy set as the declared repo states it: a folder with a config file (versioned), or a YAML file. */
 export interface DeclaredPolicySet {
   name: string;
@@ -146,6 +152,8 @@ export interface DeclaredPolicySet {
   policyToolVersion: string | null;
   /** Where it is enforced, as written: names (`*` as prefix, suffix or both) or ids; a list that is null is not managed. */
   scope: SetScope;
+  /** The workspaces it is enforced on by their tags (`tags:`), sent as tag selectors; null or absent: not managed. */
+  tags?: SetTags | null;
   /** Managed exactly when present (others are deleted); null: not managed. Native sets only. */
   parameters: SetParameter[] | null;
   /**

@@ -76,7 +76,9 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const window = windowWords(settings.windowMs);
   let workspaces: EvidenceWorkspace[];
   try {
-    workspaces = (await input.api.listWorkspaces(input.organization)).map(({ id, name, projectId }) => ({ id, name, projectId }));
+    // A set scoped by tags holds the workspaces its selectors match: the list then carries each workspace's tags.
+    const tagged = (declared.policySets ?? []).some((set) => (set.tags?.selectors.length ?? 0) > 0) || (live.policySets ?? []).some((set) => (set.tagSelectors ?? []).length > 0);
+    workspaces = (await input.api.listWorkspaces(input.organization, tagged ? { tags: true } : {})).map(({ id, name, projectId, tags }) => ({ id, name, projectId, ...(tags === undefined ? {} : { tags }) }));
   } catch (error) {
     return { window, workspaces: [], runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
   }

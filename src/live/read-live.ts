@@ -145,6 +145,7 @@ function livePolicySet(set: PolicySet): Omit<LivePolicySet, 'parameters'> {
     agentEnabled: set.agentEnabled, policyToolVersion: set.policyToolVersion, versioned: set.versioned, vcsBacked: set.vcsBacked,
     workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds],
     workspaceExclusionIds: [...set.workspaceExclusionIds], projectExclusionIds: [...set.projectExclusionIds],
+    tagSelectors: set.tagSelectors.map((s) => ({ ...s })), scopingType: set.scopingType, tagMatch: set.tagMatch,
     currentVersionId: set.currentVersionId,
     newestVersion: set.newestVersionId === null ? null
       : { id: set.newestVersionId, status: newest?.status ?? 'unknown', errorMessage: newest?.errorMessage ?? null },
@@ -161,12 +162,14 @@ async function readScopeNames(api: PolicyApi, organization: string, declared: De
   const pools = declared.pools;
   const wantsWorkspaces = named([...scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]), ...pools.flatMap((p) => [p.allowedWorkspaces, p.excludedWorkspaces])]);
   const wantsProjects = named([...scopes.flatMap((s) => [s.projects, s.projectExclusions]), ...pools.map((p) => p.allowedProjects)]);
+  // A set scoped by tags: the plan names the workspaces its selectors match today, so the list carries their tags.
+  const wantsTags = (declared.policySets ?? []).some((set) => (set.tags?.selectors.length ?? 0) > 0);
   const [workspaces, projects] = await Promise.all([
-    wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
+    wantsWorkspaces || wantsTags ? api.listWorkspaces(organization, wantsTags ? { tags: true } : {}) : Promise.resolve(null),
     wantsProjects ? api.listProjects(organization) : Promise.resolve(null),
   ]);
   return {
-    ...(workspaces === null ? {} : { workspaces: workspaces.map((w) => ({ id: w.id, name: w.name })) }),
+    ...(workspaces === null ? {} : { workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, ...(w.tags === undefined ? {} : { tags: w.tags }) })) }),
     ...(projects === null ? {} : { projects: projects.map((p) => ({ id: p.id, name: p.name })) }),
   };
 }

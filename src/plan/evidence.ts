@@ -5,7 +5,7 @@
  * and a destroy run, never make a workspace passing nor count as clean, and a passing one never hides a failing
  * apply; a failing speculative plan is shown apart, as a warning.
  */
-import { LEVEL_RANK, type EnforcementLevel, type PolicyRunOutcome } from '../model.js';
+import { LEVEL_RANK, type EnforcementLevel, type PolicyRunOutcome, type WorkspaceTag } from '../model.js';
 
 export interface EvidenceRun {
   /** When the run was created, in ms since the epoch: "since the rollout began" counts the runs created since. */
@@ -55,6 +55,8 @@ export interface EvidenceWorkspace {
   name: string;
   /** `prj-` id of its project; null when unknown. */
   projectId: string | null;
+  /** Its tags, read when a set in scope is scoped by tags; absent otherwise. */
+  tags?: WorkspaceTag[];
 }
 
 /** What the evidence stage read, for the planner. */

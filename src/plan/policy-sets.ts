@@ -1,6 +1,6 @@
 /** The diff of policy sets: creates, updates, kind changes as replaces, and prune, from their pairs. Pure. */
-import type { DeclaredPolicySet, SetContent } from '../declared/types.js';
-import type { LivePolicySet } from '../model.js';
+import type { DeclaredPolicySet, SetContent, SetTags } from '../declared/types.js';
+import { selectorText, type LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
 import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
 import { markerSet, stripMarker } from './marker.js';
@@ -106,6 +106,26 @@ export const SET_SCOPES = [
   ['project-exclusions', 'projectExclusions', 'projectExclusionIds'],
 ] as const;
 
+/**
+ * A set's `tags:` as plan fields: `tags`, its selectors as written (`env:prod`, `team`, `!sandbox`, sorted), and with
+ * inclusions the `scoping-type` (`tag`) and `tag-match` they are sent with. Not managed (null): no field.
+ */
+function tagFields(tags: SetTags | null): Record<string, string | string[]> {
+  if (tags === null) return {};
+  const includes = tags.selectors.some((s) => !s.exclude);
+  return { tags: tags.selectors.map(selectorText).sort(), ...(includes ? { 'scoping-type': 'tag', 'tag-match': tags.match } : {}) };
+}
+
+/** Drift in a set's tag selectors, its scoping type or its match, where its declaration manages tags. */
+function diffTags(fields: Fields, tags: SetTags | null, live: LivePolicySet): void {
+  if (tags === null) return;
+  const after = tagFields(tags);
+  diffField(fields, 'tags', (live.tagSelectors ?? []).map(selectorText).sort(), after['tags'] as string[], sameSet);
+  // A service that does not answer the scoping type or the match is not drift: only a different answer is.
+  if (after['scoping-type'] !== undefined && live.scopingType != null) diffField(fields, 'scoping-type', live.scopingType, after['scoping-type'] as string, strictEqual);
+  if (after['tag-match'] !== undefined && live.tagMatch != null) diffField(fields, 'tag-match', live.tagMatch, after['tag-match'] as string, strictEqual);
+}
+
 /** Parameters as a plan shows them: `key=value`, a sensitive one as `key (sensitive)`, never its value. */
 function shownParameters(parameters: ReadonlyArray<{ key: string; value: string | null; sensitive: boolean }>): string[] {
   return parameters.map((p) => (p.sensitive ? `${p.key} (sensitive)` : `${p.key}=${p.value ?? ''}`)).sort();
@@ -120,6 +140,7 @@ function settingValues(set: DeclaredPolicySet): Fields {
     'agent-enabled': set.agentEnabled,
     'policy-tool-version': set.policyToolVersion,
     ...Object.fromEntries(SET_SCOPES.map(([field, key]) => [field, set.scope[key]])),
+    ...tagFields(set.tags ?? null),
     parameters: set.parameters === null ? null : shownParameters(set.parameters),
     content: set.content === null ? null : contentValue(set.content),
   });
@@ -155,6 +176,7 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
     const declaredIds = set.scope[key];
     if (declaredIds !== null) diffField(fields, field, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
   }
+  diffTags(fields, set.tags ?? null, live);
   if (set.parameters !== null && live.parameters !== null) {
     const before = shownParameters(live.parameters);
     const after = shownParameters(set.parameters);

@@ -4,7 +4,7 @@
  * and the scopes of the sets they will be in, against which the evidence stage resolves the workspaces to read. Pure.
  */
 import type { DeclaredState } from '../declared/types.js';
-import { LEVEL_RANK, type EnforcementLevel, type LivePolicySet, type LiveState } from '../model.js';
+import { LEVEL_RANK, tagSelection, type EnforcementLevel, type LivePolicySet, type LiveState, type TagMatch, type TagSelector } from '../model.js';
 import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace, type TightenedPolicy } from './evidence.js';
 import type { Change, FieldChange, PolicyChange, PolicySetChange } from './types.js';
 
@@ -15,6 +15,8 @@ export interface ScopeIds {
   projectIds: readonly string[];
   workspaceExclusionIds: readonly string[];
   projectExclusionIds: readonly string[];
+  /** Its tag selectors and how its inclusions combine; absent: none. */
+  tags?: { selectors: readonly TagSelector[]; match: TagMatch };
 }
 
 export interface Tightening {
@@ -38,9 +40,10 @@ export function tightenings(changes: readonly Change[], declared: DeclaredState,
 
 /** The workspaces (ids, sorted) that any of `scopes` holds. */
 export function inScope(scopes: readonly ScopeIds[], workspaces: readonly EvidenceWorkspace[]): string[] {
+  const byTags = (w: EvidenceWorkspace, s: ScopeIds) => (s.tags === undefined ? 'none' : tagSelection(s.tags.selectors, s.tags.match, w.tags ?? []));
   const held = (w: EvidenceWorkspace, s: ScopeIds) =>
-    !s.workspaceExclusionIds.includes(w.id) && !(w.projectId !== null && s.projectExclusionIds.includes(w.projectId)) &&
-    (s.global || s.workspaceIds.includes(w.id) || (w.projectId !== null && s.projectIds.includes(w.projectId)));
+    !s.workspaceExclusionIds.includes(w.id) && !(w.projectId !== null && s.projectExclusionIds.includes(w.projectId)) && byTags(w, s) !== 'excluded' &&
+    (s.global || byTags(w, s) === 'included' || s.workspaceIds.includes(w.id) || (w.projectId !== null && s.projectIds.includes(w.projectId)));
   return workspaces.filter((w) => scopes.some((s) => held(w, s))).map((w) => w.id).sort();
 }
 
@@ -48,6 +51,14 @@ function rises(field: FieldChange | undefined): boolean {
   if (field === undefined || typeof field.after !== 'string') return false;
   const before = typeof field.before === 'string' ? LEVEL_RANK[field.before as EnforcementLevel] ?? 0 : 0;
   return (LEVEL_RANK[field.after as EnforcementLevel] ?? 0) > before;
+}
+
+/** A set's tags widen its scope when an inclusion is added or an exclusion (`!key`) removed. */
+function tagsWiden(field: FieldChange | undefined): boolean {
+  const side = (v: FieldChange['before'] | undefined): string[] => (Array.isArray(v) ? (v as string[]) : []);
+  const before = side(field?.before);
+  const after = side(field?.after);
+  return after.some((t) => !t.startsWith('!') && !before.includes(t)) || before.some((t) => t.startsWith('!') && !after.includes(t));
 }
 
 function added(field: FieldChange | undefined): boolean {
@@ -77,7 +88,7 @@ function setTightening(change: PolicySetChange, declared: DeclaredState, live: L
   if (change.declared === null) return null;
   const f = change.fields;
   const widens = change.action !== 'update' || f['global']?.after === true || added(f['workspaces']) || added(f['projects']) ||
-    removedIds(f['workspace-exclusions']) || removedIds(f['project-exclusions']);
+    removedIds(f['workspace-exclusions']) || removedIds(f['project-exclusions']) || tagsWiden(f['tags']);
   const content = change.declared.content;
   if (!widens && (content === null || f['content'] === undefined)) return null;
   const scope = scopeAfter(change.name, change.live, declared);
@@ -116,7 +127,7 @@ function scopeAfter(name: string, current: LivePolicySet | null, declared: Decla
   if (set === undefined) {
     return current === null ? null : {
       global: current.global, workspaceIds: current.workspaceIds, projectIds: current.projectIds,
-      workspaceExclusionIds: current.workspaceExclusionIds, projectExclusionIds: current.projectExclusionIds,
+      workspaceExclusionIds: current.workspaceExclusionIds, projectExclusionIds: current.projectExclusionIds, ...liveTags(current),
     };
   }
   return {
@@ -125,7 +136,13 @@ function scopeAfter(name: string, current: LivePolicySet | null, declared: Decla
     projectIds: set.scope.projects ?? current?.projectIds ?? [],
     workspaceExclusionIds: set.scope.workspaceExclusions ?? current?.workspaceExclusionIds ?? [],
     projectExclusionIds: set.scope.projectExclusions ?? current?.projectExclusionIds ?? [],
+    ...(set.tags != null ? { tags: set.tags } : current === null ? {} : liveTags(current)),
   };
+}
+
+/** A live set's tag selectors as a scope holds them. */
+function liveTags(set: LivePolicySet): Pick<ScopeIds, 'tags'> {
+  return (set.tagSelectors ?? []).length === 0 ? {} : { tags: { selectors: set.tagSelectors!, match: set.tagMatch ?? 'any' } };
 }
 
 /**
