@@ -14,7 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config/load.js';
 import { readDeclared } from '../src/declared/index.js';
-import { blockingLine, evidenceLine, levelLines, rolloutLine } from '../src/output/evidence-words.js';
+import { blockingLine, evidenceLine, levelLines, policyLines, rolloutLine } from '../src/output/evidence-words.js';
 import type { ChangeEvidence } from '../src/plan/evidence.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 import { useTempTrees } from './helpers/temp-tree.js';
@@ -42,7 +42,7 @@ function jsonEvidence(): ChangeEvidence {
 }
 
 /** The comment lines of a plan block (`# …`), trimmed. */
-const comments = (body: string) => body.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('# ')).map((l) => l.slice(2));
+const comments = (body: string) => body.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('# ')).map((l) => l.slice(2).trimEnd());
 
 const dirOf = useTempTrees('pps-doc-staged-');
 
@@ -72,11 +72,16 @@ const CHECKS: Array<{ name: string; takes: (b: Block) => boolean; check: (b: Blo
     takes: (b) => b.lang === '' && b.body.includes('already enforced at'),
     check: (b) => {
       const e: ChangeEvidence = {
-        policies: ['s3-bucket-logging', 's3-bucket-public-access'], in_scope: 4, evaluated: 2, failing: ['app-prod', 'data-prod'], passing: 0,
+        policies: ['s3-bucket-logging', 's3-bucket-public-access', 's3-bucket-versioning'], in_scope: 4, evaluated: 2, failing: ['app-prod', 'data-prod'], passing: 0,
         not_evaluated: 2, window: '30 days', partial: false, blocking: ['data-prod'],
         already_enforced: [{ policy: 's3-bucket-public-access', level: 'hard-mandatory' }], level_unknown: ['s3-bucket-logging'],
+        by_policy: [
+          { policy: 's3-bucket-versioning', level: 'hard-mandatory', failing: ['data-prod'], passing: 1, not_evaluated: 2, blocking: true },
+          { policy: 's3-bucket-logging', level: 'hard-mandatory', failing: [], passing: 0, not_evaluated: 4, blocking: false },
+        ],
       };
-      assert.deepEqual(comments(b.body), [evidenceLine(e), ...levelLines(e), `! ${blockingLine(e)!}`]);
+      const perPolicy = policyLines(e)!;
+      assert.deepEqual(comments(b.body), [evidenceLine(e), ...levelLines(e), perPolicy.heading, ...perPolicy.lines.map((l) => `  ${l}`), `! ${blockingLine(e)!}`]);
     },
   },
   {

@@ -102,7 +102,7 @@ describe('a versioned set\'s new content: the levels its runs already show', () 
     const dir = await fixture.repo(lib(block('public', 'hard-mandatory') + block('logging', 'soft-mandatory') + block('tags', 'hard-mandatory')));
     const text = await world.cli('--dry-run', dir);
     assert.equal(text.code, 0, text.stdout + text.stderr);
-    assert.match(text.stdout, /# evidence \(30 days\): fails in 2 of 4 workspaces in scope \(app-prod, data-prod\); 0 pass; 2 never evaluated them\n {8}# already enforced at hard-mandatory in the latest runs: public\n {8}# old level unknown \(no run in scope evaluated it\), taken as raised: tags\n {8}# ! would block runs in data-prod\n {4}\}/);
+    assert.match(text.stdout, /# evidence \(30 days\): fails in 2 of 4 workspaces in scope \(app-prod, data-prod\); 0 pass; 2 never evaluated them\n {8}# already enforced at hard-mandatory in the latest runs: public\n {8}# old level unknown \(no run in scope evaluated it\), taken as raised: tags\n {8}# by policy \(2 raised policies\):\n {8}# {3}logging \(soft-mandatory\): fails in 1 \(data-prod\); 1 pass; 2 never evaluated it\n {8}# {3}tags \(hard-mandatory\): fails in none; 0 pass; 4 never evaluated it\n {8}# ! would block runs in data-prod\n {4}\}/);
 
     const json = await world.cli('--dry-run', dir, ['--output', 'json']);
     const document = JSON.parse(json.stdout) as { sources: Array<{ changes: Array<{ name: string; evidence?: unknown }> }> };
@@ -111,6 +111,10 @@ describe('a versioned set\'s new content: the levels its runs already show', () 
     assert.deepEqual(document.sources[0]!.changes.find((c) => c.name === 'lib')!.evidence, {
       policies: ['logging', 'public', 'tags'], in_scope: 4, evaluated: 2, failing: ['app-prod', 'data-prod'], passing: 0, not_evaluated: 2,
       window: '30 days', partial: false, blocking: ['data-prod'], already_enforced: [{ policy: 'public', level: 'hard-mandatory' }], level_unknown: ['tags'],
+      by_policy: [
+        { policy: 'logging', level: 'soft-mandatory', failing: ['data-prod'], passing: 1, not_evaluated: 2, blocking: true },
+        { policy: 'tags', level: 'hard-mandatory', failing: [], passing: 0, not_evaluated: 4, blocking: false },
+      ],
     });
     const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
     assert.match(markdown.stdout, /- already enforced at hard-mandatory in the latest runs: public\n.*- old level unknown/);

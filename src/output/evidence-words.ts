@@ -74,3 +74,28 @@ export function rolloutLine(s: RolloutStatus): string {
   if (s.state === 'promoted') return `${head}promoted to ${s.level} by its rollout: ${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`;
   return `${head}held at ${s.start} by its rollout: ${progressParts(s).join('; ')}`;
 }
+
+/** A change that raises several policies names this many of them, most failing first; past it, a count of the rest. */
+export const NAMED_POLICIES = 10;
+
+/**
+ * Each raised policy's own evidence, for a change that raises several: a heading, then e.g. `s3-logging
+ * (hard-mandatory): fails in 2 (app-prod, data-prod); 1 pass; 1 never evaluated it`, at most NAMED_POLICIES, then
+ * how many more and how many of them fail somewhere. Empty for a change of one policy.
+ */
+export function policyLines(e: ChangeEvidence): { heading: string; lines: string[] } | null {
+  const all = e.by_policy ?? [];
+  if (all.length === 0) return null;
+  const lines = all.slice(0, NAMED_POLICIES).map((p) => {
+    const fails = p.failing.length === 0 ? 'fails in none' : `fails in ${p.failing.length} (${someNames(p.failing)})`;
+    const never = p.not_evaluated === 0 ? '' : `; ${p.not_evaluated} never evaluated it`;
+    return `${p.policy} (${p.level}): ${fails}; ${p.passing} pass${never}`;
+  });
+  const rest = all.slice(NAMED_POLICIES);
+  if (rest.length > 0) {
+    const failing = rest.filter((p) => p.failing.length > 0).length;
+    lines.push(`… and ${count(rest.length, 'more policy', 'more policies')}, ${failing === 0 ? 'none' : failing} of them failing anywhere (the JSON plan has each)`);
+  }
+  const heading = all.length > NAMED_POLICIES ? `by policy (${NAMED_POLICIES} of ${all.length} raised, most failing first):` : `by policy (${count(all.length, 'raised policy', 'raised policies')}):`;
+  return { heading, lines };
+}

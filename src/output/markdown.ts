@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { evidenceLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
 import { blockLine, blockSummary, blockSummaryLine, holdOf, planWarnings, visibleBlock } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import { tokenLine } from '../plan/tokens.js';
@@ -143,8 +143,10 @@ function evidenceItems(change: Change, rollouts: readonly RolloutStatus[]): stri
   if (change.evidence === undefined) return [];
   const hold = holdOf(change, rollouts);
   const blocking = blockLine(change.evidence, hold);
+  const perPolicy = policyLines(change.evidence);
   return [
     `  - ${escapeText(evidenceLine(change.evidence))}`, ...levelLines(change.evidence).map((line) => `  - ${escapeText(line)}`),
+    ...(perPolicy === null ? [] : [`  - ${escapeText(perPolicy.heading)}`, ...perPolicy.lines.map((line) => `    - ${escapeText(clip(line, 1000))}`)]),
     ...(blocking === null ? [] : [hold === null ? `  - ⛔ **${escapeText(blocking)}**` : `  - ⏸ **${escapeText(blocking)}**`]),
   ];
 }

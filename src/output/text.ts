@@ -1,6 +1,6 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
-import { evidenceLine, levelLines, rolloutLine } from './evidence-words.js';
+import { evidenceLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
 import { blockLine, holdOf, planWarnings } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import { tokenLine } from '../plan/tokens.js';
@@ -135,6 +135,11 @@ function renderChange(change: Change, rollouts: readonly RolloutStatus[], p: Pal
   if (change.evidence !== undefined) {
     lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
     for (const line of levelLines(change.evidence)) lines.push(`        # ${printable(line)}`);
+    const perPolicy = policyLines(change.evidence);
+    if (perPolicy !== null) {
+      lines.push(`        # ${printable(perPolicy.heading)}`);
+      for (const line of perPolicy.lines) lines.push(`        #   ${printable(line)}`);
+    }
     const hold = holdOf(change, rollouts);
     const blocking = blockLine(change.evidence, hold);
     if (blocking !== null) lines.push(hold === null ? p.red(`        # ! ${printable(blocking)}`) : p.yellow(`        # ${printable(blocking)}`));

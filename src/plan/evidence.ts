@@ -106,6 +106,23 @@ export interface ChangeEvidence {
    * errored, unreachable or canceled, or a policy check that failed with only counts, not which policy. Absent: none.
    */
   unsaid?: string[];
+  /** A change that tightens several policies: each raised policy's own evidence (plan/policy-evidence.ts). Absent: one policy. */
+  by_policy?: PolicyEvidence[];
+}
+
+/** One raised policy's evidence (the JSON plan's `evidence.by_policy[]`). */
+export interface PolicyEvidence {
+  policy: string;
+  /** The level the change gives it. */
+  level: EnforcementLevel;
+  /** Names of the workspaces in scope whose latest evaluated run fails it, sorted. */
+  failing: string[];
+  /** Workspaces in scope whose latest evaluated run passes it. */
+  passing: number;
+  /** Workspaces in scope with no run that evaluated it within the window. */
+  not_evaluated: number;
+  /** Its level blocks and it fails somewhere: the change blocks its failing workspaces for it. */
+  blocking: boolean;
 }
 
 /** A policy a change tightens, with the level it will have; `levelBefore: 'unknown'`: a versioned set's content, whose level before is not known. */

@@ -6,6 +6,7 @@
 import type { DeclaredState } from '../declared/types.js';
 import { LEVEL_RANK, tagSelection, type EnforcementLevel, type LivePolicySet, type LiveState, type TagMatch, type TagSelector } from '../model.js';
 import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace, type TightenedPolicy } from './evidence.js';
+import { withPolicyEvidence } from './policy-evidence.js';
 import type { Change, FieldChange, PolicyChange, PolicySetChange } from './types.js';
 
 /** A set's scope as it will be after the plan: ids. */
@@ -155,7 +156,9 @@ export function withEvidence<P extends { changes: Change[] }>(plan: P, tightened
   if (found.size === 0) return plan;
   const changes = plan.changes.map((change) => {
     const t = found.get(`${change.resource}\0${change.name}`);
-    return t === undefined ? change : { ...change, evidence: changeEvidence(evidence, t.policies, inScope(t.scopes, evidence.workspaces)) };
+    if (t === undefined) return change;
+    const scope = inScope(t.scopes, evidence.workspaces);
+    return { ...change, evidence: withPolicyEvidence(changeEvidence(evidence, t.policies, scope), evidence, t.policies, scope) };
   });
   return { ...plan, changes };
 }
