@@ -74,6 +74,10 @@ describe('one reading of the proxy variables', { timeout: 120_000 }, () => {
       ['http://[::1]:8080/', {}, false],
       ['http://localhost:8080/', {}, false],
       ['http://api.localhost:8080/', {}, false],
+      // Loopback in its IPv6 forms, as the Host check and a standby's forward read it (host-port.ts).
+      ['http://[::ffff:127.0.0.1]:8080/', {}, false],
+      ['http://[64:ff9b::127.0.0.1]:8080/', {}, false],
+      ['http://[::ffff:10.0.0.1]:8080/', {}, true],
     ];
     for (const [url, env, proxied] of cases) assert.equal(via(url, env), proxied ? PROXY : null, `${url} with ${JSON.stringify(env)}`);
     // Either case of every variable; the lower case wins when both are set.

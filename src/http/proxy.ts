@@ -8,6 +8,7 @@
 import { BlockList, isIP } from 'node:net';
 import { Agent, Dispatcher, Pool, ProxyAgent } from 'undici';
 import { UsageError } from '../errors.js';
+import { isLoopbackHost } from '../host-port.js';
 import { createRedactor, decode, secretsInUrl } from '../redact.js';
 
 export interface ProxySettings {
@@ -24,7 +25,11 @@ export interface ProxySettings {
 
 export const NO_PROXY: ProxySettings = { http: null, https: null, noProxy: '' };
 
-/** Never proxied, as Go's clients (the vendor's among them) never proxy them: this machine itself, all of it. */
+/**
+ * Never proxied, as Go's clients (the vendor's among them) never proxy them: this machine itself, all of it. A request
+ * asks `isLoopbackHost` (host-port.ts, the one definition: every IPv6 form of 127.0.0.0/8 too); this list is what
+ * NO_PROXY carries for git's curl.
+ */
 const LOOPBACK = ['localhost', '127.0.0.0/8', '::1'];
 
 /** The proxy settings of `env`; a proxy URL that is not an http(s) URL is a UsageError naming the variable, never its value. */
@@ -55,6 +60,7 @@ export function proxyFor(url: string | URL, settings: ProxySettings): string | n
   const target = new URL(url);
   const proxy = target.protocol === 'https:' ? (settings.https ?? settings.http) : target.protocol === 'http:' ? settings.http : null;
   if (proxy === null) return null;
+  if (isLoopbackHost(target.hostname)) return null;
   const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
   return bypassed(target.hostname, port, settings.noProxy) ? null : proxy;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4, isLoopbackHost } from '../host-port.js';
 import type { WebhookResponse } from './webhook.js';
 
 /** Marks a delivery a standby handed over, so that a replica which stands by in turn never hands it on again. */
@@ -39,15 +40,11 @@ NEVER.addSubnet('fe80::', 10, 'ipv6');
 NEVER.addAddress('fd00:ec2::254', 'ipv6');
 NEVER.addAddress('::', 'ipv6');
 
-/** Loopback: a leader's address only when the operator allows it (`leader-election.forward-to-loopback`). */
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
 /**
  * Why a standby will not hand a delivery to `address`, or null when it may: the address is read from the lease record,
  * which whoever can write the lease controls, so it must be an http(s) URL naming an IP literal (no name to resolve)
- * outside link-local and the metadata addresses, and outside loopback unless `allowLoopback`.
+ * outside link-local and the metadata addresses, and outside loopback (`isLoopbackHost`) unless `allowLoopback`, in
+ * every form: an IPv6 address carrying an IPv4 one (IPv4-mapped, IPv4-compatible, NAT64, 6to4) is judged as that too.
  */
 export function forwardAddressProblem(address: string, allowLoopback: boolean): string | null {
   let url: URL;
@@ -61,8 +58,9 @@ export function forwardAddressProblem(address: string, allowLoopback: boolean): 
   const family = isIP(host);
   if (family === 0) return 'it names a host, not an IP address';
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (NEVER.check(host, type)) return 'it is a link-local, unspecified or metadata address';
-  if (LOOPBACK.check(host, type) && !allowLoopback) return 'it is a loopback address (leader-election.forward-to-loopback allows it)';
+  const carried = family === 6 ? embeddedIpv4(host) : null;
+  if (NEVER.check(host, type) || (carried !== null && NEVER.check(carried, 'ipv4'))) return 'it is a link-local, unspecified or metadata address';
+  if (isLoopbackHost(host) && !allowLoopback) return 'it is a loopback address (leader-election.forward-to-loopback allows it)';
   return null;
 }
 
