@@ -125,6 +125,8 @@ async function packFile(
   const opened = openSourceFile(place.realRoot, file.rel, file.abs, Number.MAX_SAFE_INTEGER, file.real);
   if ('problem' in opened) return opened;
   try {
+    // The second check, intended: the walk judged each file by its real path (policy-set-files.ts), but a file may have
+    // become a link out of the folder since (and the upload packs again, long after the plan).
     if (!isInside(place.realFolder, file.real)) return { problem: { file: file.rel, message: `resolves outside the policy set's folder ${place.folder}` } };
     if (opened.size !== file.size) return { problem: changed(file) };
     const header = { name: file.path, size: opened.size, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const };

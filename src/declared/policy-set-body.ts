@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { packSet, type ArchiveFile } from './policy-set-archive.js';
+import { realSetFolder } from './policy-set-files.js';
 import { turnTaker } from './turns.js';
 import { MAX_SET_ARCHIVE_BYTES } from './policy-set-content.js';
 import type { SetContent } from './types.js';
@@ -16,7 +17,7 @@ export async function setArchiveBody(content: SetContent): Promise<Buffer> {
   const files: ArchiveFile[] = [];
   const turn = turnTaker(100);
   try {
-    realFolder = realpathSync.native(path.join(content.root, ...content.folder.split('/')));
+    realFolder = realSetFolder(content.root, content.folder);
     for (const file of content.files) {
       await turn();
       const rel = `${content.folder}/${file.path}`;

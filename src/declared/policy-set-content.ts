@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import { MAX_HCL_BYTES } from '../hcl.js';
@@ -6,6 +5,7 @@ import { MAX_CODE_BYTES } from '../model.js';
 import { decodeText, readSourceFile, unreadable } from './read-file.js';
 import { estimateTarBytes, packSet, type ArchiveFile } from './policy-set-archive.js';
 import { readSetConfig } from './policy-set-config.js';
+import { realSetFolder } from './policy-set-files.js';
 import type { SetContent } from './types.js';
 import type { FoundFile } from './walk.js';
 
@@ -45,7 +45,7 @@ export async function readSetContent(entry: SetFolderFiles, realRoot: string): P
   if (checked.problems.length > 0) return { content: null, problems: checked.problems };
   let realFolder: string;
   try {
-    realFolder = realpathSync.native(path.join(realRoot, ...entry.folder.split('/')));
+    realFolder = realSetFolder(realRoot, entry.folder);
   } catch (error) {
     return { content: null, problems: [unreadable(entry.folder, error)] };
   }

@@ -14,6 +14,16 @@ const YIELD_EVERY = 100;
 export const SET_SETTINGS_FILE = 'policy-set.yaml';
 
 /**
+ * The real path of a set's folder (`folder` relative to the source root, with `/`): the one place it is worked out.
+ * Every file of the set must lie inside it, judged when the repo is read (`ownSetFiles`), and again as each file is
+ * packed (`packSet`), for the plan and for the upload, since a file or the folder may have become a link since the
+ * walk. Throws the file system's error when the folder cannot be resolved.
+ */
+export function realSetFolder(realRoot: string, folder: string): string {
+  return realpathSync.native(path.join(realRoot, ...folder.split('/')));
+}
+
+/**
  * A set archive holds only the set's own files: of the files the walk found under each set folder (by the paths of
  * their links), those whose real path lies inside the folder's real path, and that the built-in rules and
  * `.syncignore` leave in when applied to that real path too (so a link named `gitdir` to `.git` brings nothing in).
@@ -30,7 +40,7 @@ export async function ownSetFiles(
     const inside = files.filter((f) => f.rel.startsWith(`${folder}/`));
     let realFolder: string;
     try {
-      realFolder = realpathSync.native(path.join(realRoot, ...folder.split('/')));
+      realFolder = realSetFolder(realRoot, folder);
     } catch (error) {
       problems.push(unreadable(folder, error));
       continue;

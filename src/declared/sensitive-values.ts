@@ -109,14 +109,23 @@ function readRegularFile(real: string, allowance: ParameterAllowance): Read {
     if (!stat.isFile()) return { problem: 'is not a regular file; a sensitive value is read only from one' };
     if (isNeverReadableInode(stat, allowance)) return { problem: 'is, through a hard link, a file this tool never lets a parameter read' };
     if (stat.nlink > 1) return { problem: `has ${stat.nlink} links (a hard link); a sensitive value is read only from a file with one` };
-    if (stat.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
-    const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
-    const length = fillFrom(fd, buffer);
-    if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
-    return { value: buffer.subarray(0, length).toString('utf8').replace(/\r?\n$/, '') };
+    return valueWithin(fd, stat.size);
   } catch (error) {
     return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})` };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The value of the regular file open as `fd`, `size` bytes long when it was looked at, without one trailing line end
+ * (`\n` or `\r\n`, as a file written by `echo` ends). It is read through a buffer one byte over the cap, so that a file
+ * grown past the cap since its size was read is refused: nothing beyond the cap is ever read, nor sent.
+ */
+export function valueWithin(fd: number, size: number): Read {
+  if (size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+  const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
+  const length = fillFrom(fd, buffer);
+  if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+  return { value: buffer.subarray(0, length).toString('utf8').replace(/\r?\n$/, '') };
 }
