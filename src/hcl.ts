@@ -51,6 +51,11 @@ let queue: Promise<unknown> = Promise.resolve();
 /** The wall clock, as it was when this module loaded: a test's mocked timers never stop the limit of a real parse. */
 const wallClock = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
 
+/** The thread id of the worker that parses now, or null when none runs (none started yet, or ended after a large text). */
+export function hclWorkerThreadId(): number | null {
+  return worker?.threadId ?? null;
+}
+
 /** The worker's file beside this one, with this one's extension: `.ts` under tsx, `.js` built, `.mjs` in the bundle. */
 function workerUrl(): URL {
   const here = import.meta.url;
