@@ -46,6 +46,22 @@ describe('a YAML set gives its members their level and rollout', () => {
     }]);
   });
 
+  it('two sets whose rollouts differ only in after conflict; 7d and 168h are the same', async () => {
+    const rollout = (after: string) => `enforcement-level: hard-mandatory\nrollout: { start: advisory, clean-runs: 5, after: ${after} }\n`;
+    const problems = await problemsOf(readDeclared(await dirOf({
+      'policy-sets/a.yaml': rollout('7d'), 'policy-sets/b.yaml': rollout('14d'),
+      'policies/p.native': NATIVE, 'policies/p.yaml': 'policy-sets: [a, b]\n',
+    })));
+    assert.deepEqual(problems.map((p) => p.message), [
+      'policy "p" is in policy sets that give their members different enforcement: policy-sets/a.yaml (hard-mandatory, rollout from advisory: 5 clean runs, 0 failing workspaces, after 7d) and policy-sets/b.yaml (hard-mandatory, rollout from advisory: 5 clean runs, 0 failing workspaces, after 14d); declare enforcement-level (and rollout) in its own settings',
+    ]);
+    const same = await readDeclared(await dirOf({
+      'policy-sets/a.yaml': rollout('7d'), 'policy-sets/b.yaml': rollout('168h'),
+      'policies/p.native': NATIVE, 'policies/p.yaml': 'policy-sets: [a, b]\n',
+    }));
+    assert.equal(same.policies[0]!.rollout?.afterMs, 7 * 86_400_000);
+  });
+
   it('the level must suit the set\'s kind and the member\'s; the rollout is checked as a policy\'s; a versioned set declares neither', async () => {
     const problems = await problemsOf(readDeclared(await dirOf({
       'policy-sets/rego.yaml': 'kind: opa\nenforcement-level: hard-mandatory\n',
