@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { embeddedIpv4, isLoopbackHost } from '../host-port.js';
 import type { WebhookResponse } from './webhook.js';
 
@@ -76,6 +77,8 @@ export interface Delivery {
   leader: string | null;
   /** `leader-election.forward-to-loopback`. @default false */
   allowLoopback?: boolean;
+  /** Waits `ms`, or until `signal` aborts (then resolves or rejects): the deadline's clock. @default timers/promises' setTimeout */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 /** The leader's answer, or why there is none (the address refused, no connection, no answer in time). */
@@ -102,9 +105,17 @@ export async function forwardDelivery(delivery: Delivery): Promise<Forwarded> {
   const headers = forwardedHeaders(delivery.headers);
   headers['x-hub-signature-256'] = `sha256=${createHmac('sha256', delivery.secret).update(delivery.rawBody).digest('hex')}`;
   headers[FORWARDED_HEADER] = delivery.from;
+  // One deadline for the whole exchange, the answer's body too: a leader that accepts and never answers, or answers
+  // and never ends, costs the standby at most FORWARD_TIMEOUT_MS.
+  const deadline = new AbortController();
+  const ended = new AbortController();
+  (delivery.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })))(FORWARD_TIMEOUT_MS, ended.signal).then(
+    () => deadline.abort(new Error(`no answer within ${FORWARD_TIMEOUT_MS / 1000} s`)),
+    () => undefined,
+  );
   try {
     const url = new URL('/webhook', delivery.address);
-    const res = await fetch(url, { method: 'POST', headers, body: delivery.rawBody, redirect: 'error', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const res = await fetch(url, { method: 'POST', headers, body: delivery.rawBody, redirect: 'error', signal: deadline.signal });
     const text = await readAtMost(res, MAX_ANSWER_BYTES);
     let body: Record<string, unknown> = {};
     try {
@@ -115,7 +126,10 @@ export async function forwardDelivery(delivery: Delivery): Promise<Forwarded> {
     }
     return { answered: { status: res.status, body: { ...body, handedTo: delivery.leader } } };
   } catch (error) {
-    return { failed: `the leader did not answer: ${error instanceof Error ? error.message : String(error)}` };
+    const reason = deadline.signal.aborted ? deadline.signal.reason : error;
+    return { failed: `the leader did not answer: ${reason instanceof Error ? reason.message : String(reason)}` };
+  } finally {
+    ended.abort();
   }
 }
 
