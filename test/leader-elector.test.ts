@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { systemClock } from '../src/api/clock.js';
-import { createElector, type Elector, type LeaderRecord } from '../src/leader/index.js';
+import { createElector, LEASE_DURATION_BOUNDS, type Elector, type LeaderRecord } from '../src/leader/index.js';
 import { createLogger } from '../src/logger.js';
 import { memoryLeaseStore, type MemoryLeaseStore } from './helpers/memory-lease-store.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
@@ -257,4 +257,44 @@ test('a record whose lease duration is out of bounds is a foreign holder\'s; one
   assert.equal(a.leading, false, 'not expired yet');
   await clock.advance(TIMINGS.retryPeriodMs);
   assert.equal(a.leading, true, 'a record of an older version, without a fingerprint, is taken once it expired');
+});
+
+test('the wait after a record vanishes is bounded: a vanished holder\'s lease duration counts only up to the longest a record may hold', async (t) => {
+  const clock = new VirtualClock();
+  const store = memoryLeaseStore();
+  // A holder whose record claims a lease far over the bound (a foreign one: this replica stands aside from it).
+  store.put(held('x', { leaseDurationMs: 100 * LEASE_DURATION_BOUNDS.maxMs }));
+  const b = elector(t, clock, store, 'b');
+  b.start();
+  await clock.advance(0);
+  assert.equal(b.leader, 'x');
+  store.remove();
+  await clock.advance(TIMINGS.retryPeriodMs);
+  const absentFrom = clock.now();
+  await clock.advance(LEASE_DURATION_BOUNDS.maxMs - TIMINGS.retryPeriodMs);
+  assert.equal(store.record(), null, 'not before the bound');
+  await clock.advance(absentFrom + LEASE_DURATION_BOUNDS.maxMs + 2 * TIMINGS.retryPeriodMs - clock.now());
+  assert.equal(store.record()?.holderIdentity, 'b', 'created once the key was absent for the longest lease a record may hold');
+});
+
+test('the wait after a record vanishes starts again when the record comes back and vanishes again', async (t) => {
+  const clock = new VirtualClock();
+  const store = memoryLeaseStore();
+  store.put(held('x', { leaseDurationMs: TIMINGS.leaseDurationMs }));
+  const b = elector(t, clock, store, 'b');
+  b.start();
+  await clock.advance(0);
+  store.remove();
+  await clock.advance(TIMINGS.retryPeriodMs);
+  // Absent at this round; back (written again by its holder) at the next; gone again at the one after.
+  store.put(held('x', { leaseDurationMs: TIMINGS.leaseDurationMs }));
+  await clock.advance(TIMINGS.retryPeriodMs);
+  assert.equal(b.leader, 'x');
+  store.remove();
+  await clock.advance(TIMINGS.retryPeriodMs);
+  const goneAgain = clock.now();
+  await clock.advance(TIMINGS.leaseDurationMs - TIMINGS.retryPeriodMs);
+  assert.equal(store.record(), null, 'the first absence does not count: the record came back in between');
+  await clock.advance(goneAgain + TIMINGS.leaseDurationMs + 2 * TIMINGS.retryPeriodMs - clock.now());
+  assert.equal(store.record()?.holderIdentity, 'b', 'created a lease duration after the second absence');
 });
