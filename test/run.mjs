@@ -23,8 +23,9 @@ import { printFailures } from './failure-summary.mjs';
  * The files whose tests must start real processes and wait on real time: a real etcd, the bundle copied where there is
  * no node_modules, git over HTTP end to end, the daemon's HTTP deadlines, the process's own exit, the binary on a
  * terminal (a pseudo-terminal from `script`), every mode of the built binary (cli-binary), a one-shot run's signals
- * (cli-signals), a run whose requests end with its process (live-read-cancel), and a state dir on a read-only file
- * system mounted in a namespace of the run's own (state-dir-read-only).
+ * (cli-signals), a run whose requests end with its process (live-read-cancel), a proxy's default tunnel deadline of
+ * 10 s (proxy-tunnel-default), and a state dir on a read-only file system mounted in a namespace of the run's own
+ * (state-dir-read-only).
  */
 export const E2E = [
   'bundle',
@@ -37,6 +38,7 @@ export const E2E = [
   'daemon-leader',
   'leader-etcd-store',
   'live-read-cancel',
+  'proxy-tunnel-default',
   'state-dir-read-only',
 ];
 
