@@ -87,6 +87,14 @@ describe('a scope entry is a name before it is an id', () => {
     assert.deepEqual(resolveScope({ projects: ['pay*'] }).scope.projects, ['prj-Payments00001'], 'project names without case');
   });
 
+  it('*x matches the names that end in x only, x* those that begin with it only', () => {
+    const live: LiveState = { ...LIVE, workspaces: [{ id: 'ws-AppProd000001', name: 'app-prod' }, { id: 'ws-ProdDb0000001', name: 'prod-db' }, { id: 'ws-PreProdX00001', name: 'preprod-x' }] };
+    const resolved = (pattern: string) => resolveNames({ policies: [], pools: [], policySets: [set({ workspaces: [pattern] })] }, live).declared.policySets![0]!.scope.workspaces;
+    assert.deepEqual(resolved('*prod'), ['ws-AppProd000001']);
+    assert.deepEqual(resolved('prod*'), ['ws-ProdDb0000001']);
+    assert.deepEqual(resolved('*prod*'), ['ws-AppProd000001', 'ws-PreProdX00001', 'ws-ProdDb0000001']);
+  });
+
   it('["*"] is a warning that says it is a snapshot and suggests global: true', () => {
     const { scope, warnings } = resolveScope({ workspaces: ['*'] });
     assert.equal(scope.workspaces?.length, WORKSPACES.length);
