@@ -8,6 +8,7 @@ import type { SourceProblem } from '../errors.js';
 import { isInside } from '../path-inside.js';
 import { fillFrom, openSourceFile } from './read-file.js';
 import { turnTaker } from './turns.js';
+import { byCodeUnit } from '../order.js';
 
 /** One file of a versioned policy set's folder, to be packed: where it is read, and its path in the archive. */
 export interface ArchiveFile {
@@ -67,7 +68,7 @@ export function estimateTarBytes(sizes: Iterable<number>): number {
 
 /** Sorts by path, by code unit: the order of the archive's entries, whatever order the files came in. */
 export function byArchivePath<T extends { path: string }>(files: readonly T[]): T[] {
-  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...files].sort((a, b) => byCodeUnit(a.path, b.path));
 }
 
 /**

@@ -1,3 +1,5 @@
+import { byCodeUnit } from '../order.js';
+
 /** Policy and agent pool names: the rule they follow (letters, digits, `-` and `_`) and their sort order. */
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -8,5 +10,5 @@ export function isValidName(name: string): boolean {
 export const NAME_RULE = 'use only letters, digits, - and _';
 
 export function byName<T extends { name: string }>(a: T, b: T): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return byCodeUnit(a.name, b.name);
 }

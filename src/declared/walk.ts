@@ -5,6 +5,7 @@ import type { PathFilter } from './path-filter.js';
 import { isInside } from '../path-inside.js';
 import { unreadable } from './read-file.js';
 import { turnTaker } from './turns.js';
+import { byCodeUnit } from '../order.js';
 
 /** A file of the source that may declare something. */
 export interface FoundFile {
@@ -96,7 +97,7 @@ export async function walkSource(folders: readonly FolderRules[], options: WalkO
         walked.problems.push(unreadable(folder.rel, error));
         continue;
       }
-      names.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+      names.sort((a, b) => byCodeUnit(b.name, a.name));
       for (const dirent of names) {
         entries += 1;
         if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
@@ -116,7 +117,7 @@ export async function walkSource(folders: readonly FolderRules[], options: WalkO
       }
     }
   }
-  walked.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  walked.files.sort((a, b) => byCodeUnit(a.rel, b.rel));
   return walked;
 }
 

@@ -7,6 +7,7 @@ import { paginate } from './pagination.js';
 import { parsePoolInput } from './pool-input.js';
 import type { Context, Route } from './router.js';
 import { addPool, poolsOf, removePool, type PoolRecord, type Store } from './store.js';
+import { byCodeUnit } from '../order.js';
 
 export const poolRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/agent-pools', handler: listPools },
@@ -65,7 +66,7 @@ function sortPools(pools: PoolRecord[], sort: string | null): PoolRecord[] {
     throw new ReplyError(400, [{ status: '400', title: 'bad request', detail: 'sort must be name or created-at, optionally with a leading -' }]);
   }
   const field = (pool: PoolRecord): string => (key === 'name' ? pool.name : pool.createdAt);
-  const sorted = [...pools].sort((a, b) => (field(a) < field(b) ? -1 : field(a) > field(b) ? 1 : 0));
+  const sorted = [...pools].sort((a, b) => byCodeUnit(field(a), field(b)));
   return descending ? sorted.reverse() : sorted;
 }
 

@@ -11,6 +11,7 @@ import { policyFiles, poolFile, type ExportFile } from './files.js';
 import { sameNames } from './names.js';
 import { scopeListsNeeded, setFiles, setRefusal, type ScopeNames, type SensitiveReference } from './sets.js';
 import type { TreeWriter } from './write-tree.js';
+import { byCodeUnit } from '../order.js';
 
 /** What export needs of the API: the lists, one policy read again, and code as stored. */
 export interface ExportApi {
@@ -85,8 +86,8 @@ export async function exportOrganization(api: ExportApi, organization: string, o
     if (reason !== null) notExported.push({ resource: 'agent-pool', name: pool.name, reason });
     else if (await written('agent-pool', pool.name, [poolFile(pool, await api.listAgentTokens(pool.id))])) pools += 1;
   }
-  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  notExported.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  files.sort(byCodeUnit);
+  notExported.sort((a, b) => byCodeUnit(a.name, b.name));
   return { files, policies: outcomes.filter(Boolean).length, pools, policySets: sets.count, versionedSets: sets.versioned, sensitive: sets.sensitive, notExported };
 }
 

@@ -9,6 +9,7 @@ import type { PolicySet, PolicySetParameter } from '../api/types.js';
 import { isValidName } from '../declared/index.js';
 import { stripMarker } from '../plan/marker.js';
 import { yamlBytes, type ExportFile } from './files.js';
+import { byCodeUnit } from '../order.js';
 
 /** Names of the organization's workspaces and projects by id, for a scope written by name. */
 export interface ScopeNames {
@@ -67,7 +68,7 @@ export function setFiles(set: PolicySet, parameters: readonly PolicySetParameter
   const sensitive: SensitiveReference[] = [];
   if (parameters !== null && parameters.length > 0) {
     const values: Record<string, unknown> = {};
-    for (const parameter of [...parameters].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+    for (const parameter of [...parameters].sort((a, b) => byCodeUnit(a.key, b.key))) {
       if (!parameter.sensitive) {
         values[parameter.key] = parameter.value;
         continue;

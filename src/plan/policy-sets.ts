@@ -8,6 +8,7 @@ import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
 import type { ContentFiles, PlanOptions, PolicySetChange } from './types.js';
+import { byCodeUnit } from '../order.js';
 
 export interface SetPlan {
   changes: PolicySetChange[];
@@ -157,11 +158,10 @@ function createChange(set: DeclaredPolicySet): PolicySetChange {
 function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, after: ReadonlyArray<{ path: string; sha256: string }>): ContentFiles {
   const was = new Map(before.map((f) => [f.path, f.sha256]));
   const is = new Set(after.map((f) => f.path));
-  const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    added: after.filter((f) => !was.has(f.path)).map((f) => f.path).sort(byPath),
-    changed: after.filter((f) => was.has(f.path) && was.get(f.path) !== f.sha256).map((f) => f.path).sort(byPath),
-    removed: before.filter((f) => !is.has(f.path)).map((f) => f.path).sort(byPath),
+    added: after.filter((f) => !was.has(f.path)).map((f) => f.path).sort(byCodeUnit),
+    changed: after.filter((f) => was.has(f.path) && was.get(f.path) !== f.sha256).map((f) => f.path).sort(byCodeUnit),
+    removed: before.filter((f) => !is.has(f.path)).map((f) => f.path).sort(byCodeUnit),
   };
 }
 

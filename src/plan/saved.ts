@@ -13,6 +13,7 @@ import {
 } from './refs.js';
 import { plainFields } from './plain-fields.js';
 import type { Change, PolicySetChange } from './types.js';
+import { byCodeUnit } from '../order.js';
 
 export const SAVED_PLAN_VERSION = '2';
 
@@ -188,7 +189,7 @@ function comparableSpec(spec: Spec | undefined): unknown {
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => byCodeUnit(x, y)))
       : v,
   ) ?? 'undefined';
 }
