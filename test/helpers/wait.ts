@@ -13,8 +13,3 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-/** Real time passing: only for end-to-end tests that check that nothing happens meanwhile. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
