@@ -9,7 +9,8 @@
  *   default budget) is read from a run list answered the same way, 100 runs a page with 38 kB messages.
  *
  * The goal: each case ends, with a message when it cannot finish, within 320 MiB peak RSS (the pod's limit in
- * deploy/base) and in under a minute. Run: npm run build && node --import tsx bench/list-memory.ts [POLICIES=1000]
+ * deploy/base) and in under a minute. Run: npm run build && node --import tsx bench/list-memory.ts [POLICIES=1000];
+ * CHILD_NODE_OPTIONS=--max-old-space-size=192 runs the CLI and the daemon with the image's heap flag.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ import { writePolicies } from './lib/generate.js';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./lib/peak-rss.mjs', import.meta.url));
 const ORG = 'bench-org';
+/** What the measured processes run with besides: the image's NODE_OPTIONS, when given. */
+const CHILD_ENV = process.env['CHILD_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['CHILD_NODE_OPTIONS'] } : {};
 const POLICIES = Number(process.argv[2] ?? 1000);
 const WORKSPACES = [
   { id: 'ws-AppProd000001', name: 'app-prod' }, { id: 'ws-DataProd00001', name: 'data-prod' },
@@ -61,7 +64,7 @@ async function main(): Promise<void> {
     const tightening = path.join(scratch, 'tightening');
     await cp(repo, tightening, { recursive: true });
     await writeFile(path.join(tightening, 'policies', 's3-encryption.yaml'), 'enforcement-level: hard-mandatory\npolicy-sets: [all]\n');
-    console.log(`${POLICIES + 1} policies in the organization; emulator without a rate limit; the pod's limit is 320 MiB`);
+    console.log(`${POLICIES + 1} policies in the organization; emulator without a rate limit; the pod's limit is 320 MiB${CHILD_ENV.NODE_OPTIONS === undefined ? '' : `; NODE_OPTIONS=${CHILD_ENV.NODE_OPTIONS}`}`);
     const row = (label: string, f: Figures) => console.log(`${label.padEnd(44)} peak ${f.peakMiB.toFixed(0).padStart(5)} MiB  ${f.seconds.toFixed(1).padStart(5)} s  ${f.outcome}`);
 
     row('dry run, within the limits', await cli(emulator, scratch, ['--dry-run', '--source-dir', repo]));
@@ -99,7 +102,7 @@ async function cli(emulator: RunningEmulator, scratch: string, args: string[]): 
   const rssFile = path.join(scratch, `rss-${process.hrtime.bigint()}`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', PRELOAD, CLI, ...args, '--organization', ORG, '--source', 'bench', '--api-url', emulator.url, '--state-dir', path.join(scratch, 'state')], {
-    env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, LOG_LEVEL: 'error', PPS_BENCH_RSS_FILE: rssFile },
+    env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, LOG_LEVEL: 'error', PPS_BENCH_RSS_FILE: rssFile, ...CHILD_ENV },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -122,7 +125,7 @@ async function daemonPass(emulator: RunningEmulator, scratch: string, repo: stri
   const rssFile = path.join(scratch, `rss-${process.hrtime.bigint()}`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', PRELOAD, CLI, '--config', config], {
-    env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, LOG_LEVEL: 'info', PPS_BENCH_RSS_FILE: rssFile },
+    env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, LOG_LEVEL: 'info', PPS_BENCH_RSS_FILE: rssFile, ...CHILD_ENV },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
