@@ -35,6 +35,7 @@ function seed(): Seed {
         { workspace: 'ws-one', createdAt: at(2), planOnly: true, status: 'planned_and_finished', source: 'tfe-configuration-version', outcomes: [{ policy: 'deny-public', set: 'base', status: 'passed' }] },
         { workspace: 'ws-one', createdAt: at(1), isDestroy: true, checkDetail: false, outcomes: [{ policy: 'deny-public', set: 'base', status: 'failed' }] },
         { workspace: 'ws-two', createdAt: at(1), check: 'errored' },
+        { workspace: 'ws-two', createdAt: at(0.5), stage: 'errored' },
       ],
     }],
   };
@@ -88,9 +89,9 @@ describe('policy checks and kinds of run', () => {
     assert.deepEqual(deny?.workspaces[0]?.runs.map((run) => [run.outcome, run.kind.planOnly, run.kind.isDestroy]), [
       ['counts-only', false, true], ['passed', true, false], ['failed', false, false],
     ]);
-    assert.deepEqual(deny?.workspaces[1]?.runs.map((run) => run.outcome), ['errored']);
+    assert.deepEqual(deny?.workspaces[1]?.runs.map((run) => run.outcome), ['errored'], 'an errored check; a stage says nothing of a checked policy');
     assert.deepEqual(tags?.workspaces[0]?.runs.map((run) => run.outcome), ['passed'], 'an evaluated policy is read from its evaluation only');
-    assert.deepEqual(tags?.workspaces[1]?.runs, [], 'an errored check says nothing of an evaluated policy');
+    assert.deepEqual(tags?.workspaces[1]?.runs.map((run) => [run.createdAt, run.outcome]), [[at(0.5), 'errored']], 'a stage that errored with no evaluation; the errored check says nothing of it');
   });
 
   it('reads the stages apart when a list ignores include=task_stages', async () => {
@@ -115,6 +116,22 @@ describe('policy checks and kinds of run', () => {
     assert.deepEqual(asked.data.map((run) => run.attributes['plan-only']), [true]);
     const organization = (await f.emulator.call('GET', '/organizations/acme/runs?filter%5Bworkspace_names%5D=one')).json as Doc;
     assert.equal(organization.data.length, 3);
+  });
+});
+
+describe('a status word not known', () => {
+  it('is unfinished, never clean: the run is read again, and its policy never passes on it', async () => {
+    const { runFindings } = await import('../src/api/evidence-runs.js');
+    const { policyRun } = await import('../src/api/evidence-summary.js');
+    const run = {
+      id: 'run-x', status: 'applied', createdAt: at(1), workspaceId: 'ws-one', taskStages: [], policyCheckIds: [], planOnly: false, refreshOnly: false,
+      isDestroy: false, source: '', triggerReason: '',
+    };
+    const check = { id: 'polchk-x', status: 'soft_failing_later', counts: null, policies: null };
+    const findings = runFindings(run, [{ id: 'poleval-x', status: 'queued', policyKind: 'opa' }], [], [check]);
+    assert.equal(findings.finished, false);
+    assert.equal(policyRun(findings, { name: 'p', via: 'check' }), null, 'a check not ended says nothing yet');
+    assert.equal(runFindings(run, [], [], [{ ...check, status: 'passed' }]).finished, true);
   });
 });
 

@@ -113,7 +113,7 @@ describe('what the evidence of a change says', () => {
 
   it('a policy not yet evaluated anywhere says so, and partial evidence says it is partial', () => {
     const e = changeEvidence({ ...evidence, partial: true }, [{ name: 'new-policy', level: 'mandatory' }], all);
-    assert.equal(evidenceLine(e), 'evidence (30 days): not yet evaluated in any of the 8 workspaces in scope; partial: the read stopped before it read every run (evidence.max-requests, or 48 MiB of answers)');
+    assert.equal(evidenceLine(e), 'evidence (30 days): not yet evaluated in any of the 8 workspaces in scope; partial: the read stopped before it read every run (evidence.max-requests, evidence.max-seconds, or 48 MiB of answers)');
     assert.equal(blockingLine(e), null);
   });
 

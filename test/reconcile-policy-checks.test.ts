@@ -87,3 +87,34 @@ describe('policy checks as evidence', () => {
     assert.equal(json.code, 0, json.stderr);
   });
 });
+
+describe('a set made not overridable', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+  const repo = (overridable: boolean) => ({
+    'policy-sets/rego.yaml': `kind: opa\nglobal: true\noverridable: ${overridable}\n`,
+    'policies/tags.rego': 'package tags\ndeny[msg] { false; msg := "x" }\n',
+    'policies/tags.yaml': 'query: data.tags.deny\nenforcement-level: mandatory\npolicy-sets: [rego]\n',
+    'policies/hint.rego': 'package hint\ndeny[msg] { false; msg := "x" }\n',
+    'policies/hint.yaml': 'query: data.hint.deny\nenforcement-level: advisory\npolicy-sets: [rego]\n',
+  });
+
+  it('carries evidence as a raise of its mandatory members: whose failures nobody can override any more', async () => {
+    const { world } = fixture;
+    const created = await world.cli('--reconcile', await fixture.repo(repo(true)));
+    assert.equal(created.code, 0, created.stdout + created.stderr);
+    for (const [workspace, outcome] of [[APP, 'failed'], [DATA, 'passed']] as const) {
+      const run = await world.control('POST', '/runs', { workspace, outcomes: { tags: outcome, hint: 'failed' } });
+      assert.equal(run.status, 200, run.text);
+    }
+    const dir = await fixture.repo(repo(false));
+    const text = await world.cli('--dry-run', dir);
+    assert.equal(text.code, 0, text.stdout + text.stderr);
+    assert.match(text.stdout, /~ overridable += true -> false\n {8}# evidence \(30 days\): fails in 1 of 4 workspaces in scope \(app-prod\); 1 pass; 2 never evaluated it\n {8}# ! would block runs in app-prod\n/);
+    const json = await world.cli('--dry-run', dir, ['--output', 'json']);
+    const document = JSON.parse(json.stdout) as { sources: Array<{ changes: Array<{ name: string; evidence?: Record<string, unknown> }> }> };
+    const evidence = document.sources[0]!.changes.find((c) => c.name === 'rego')!.evidence;
+    assert.deepEqual([evidence?.policies, evidence?.failing, evidence?.blocking], [['tags'], ['app-prod'], ['app-prod']]);
+    const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
+    assert.match(markdown.stdout, /fails in 1 of 4 workspaces in scope \(app-prod\)/);
+  });
+});

@@ -4,15 +4,17 @@
  * organization's list, many workspaces a request, task stages included), then the runs newest first across the
  * workspaces (every workspace's newest run before any workspace's second newest), each run's set outcomes
  * (evidence-runs.ts) unless the cache holds its findings.
- * Once the budget is spent nothing more is sent and the readout is `partial`; any other failure rejects.
+ * Once the budget (of requests, or of time) is spent nothing more is sent and the readout is `partial`; any other
+ * failure rejects.
  */
+import { setMaxListeners } from 'node:events';
 import { mapLimit } from '../map-limit.js';
 import { createRunCache, type RunCache } from './evidence-cache.js';
 import { listInScope, type EvidenceListing } from './evidence-listing.js';
-import { readWithin } from './evidence-runs.js';
+import { readWithin as readRunWithin } from './evidence-runs.js';
 import { isComplete, isPartial, policyEvidence, type PolicyAsk, type WorkspaceRead } from './evidence-summary.js';
 import type { EvidenceReadout, RunFindings } from './evidence-types.js';
-import { RequestBudget } from './request-budget.js';
+import { BudgetSpentError, RequestBudget } from './request-budget.js';
 import type { Run, RunApi } from './run-types.js';
 
 export const DEFAULT_EVIDENCE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -30,6 +32,11 @@ export interface EvidenceOptions {
   windowMs?: number;
   /** Requests this read may send. @default DEFAULT_EVIDENCE_BUDGET (500) */
   budget?: number;
+  /**
+   * Time this read may take, in ms (its run lists wait for their 30 a minute): once spent, what is read is `partial`,
+   * and a request still waiting gives up its place. @default no bound but the pass's
+   */
+  maxMs?: number;
   /** Findings of finished runs, read and filled; a cold run (CI) passes none. */
   cache?: RunCache;
   /** @default Date.now */
@@ -41,7 +48,18 @@ export interface EvidenceOptions {
 }
 
 export async function readEvidence(api: RunApi, options: EvidenceOptions): Promise<EvidenceReadout> {
-  const budget = new RequestBudget(options.budget ?? DEFAULT_EVIDENCE_BUDGET);
+  const deadline = new AbortController();
+  // Every request of the read listens to it.
+  setMaxListeners(0, deadline.signal);
+  const timer = options.maxMs === undefined ? undefined : setTimeout(() => deadline.abort(new BudgetSpentError(options.maxMs ?? 0, null, 'time')), options.maxMs);
+  try {
+    return await readWithin(api, options, new RequestBudget(options.budget ?? DEFAULT_EVIDENCE_BUDGET, undefined, options.maxMs === undefined ? undefined : deadline.signal));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readWithin(api: RunApi, options: EvidenceOptions, budget: RequestBudget): Promise<EvidenceReadout> {
   const to = (options.now ?? Date.now)();
   const ms = options.windowMs ?? DEFAULT_EVIDENCE_WINDOW_MS;
   const cache = options.cache ?? createRunCache();
@@ -54,7 +72,7 @@ export async function readEvidence(api: RunApi, options: EvidenceOptions): Promi
   await mapLimit(newestFirst(lists), limit, async (run) => {
     const hit = cache.get(run.id);
     if (hit !== undefined) cachedRuns += 1;
-    const found = hit ?? (await readWithin(api, run, budget));
+    const found = hit ?? (await readRunWithin(api, run, budget));
     if (found !== null && hit === undefined) cache.put(found);
     findings.set(run.id, found);
   });

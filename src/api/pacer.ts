@@ -4,11 +4,23 @@ import { rateLimitWaitMs } from './rate-limit-wait.js';
 
 export type { RateLimitHeaders } from './rate-limit-headers.js';
 
-/** Limit assumed until the first response says otherwise (docs/api-behaviour.md, Rate limits: 30 per second). */
+/** Limit assumed until the first response says otherwise (docs/api-behaviour.md, Rate limits: 30 per window). */
 const ASSUMED_LIMIT = 30;
-/** The server counts one second; the client counts a little more, for the jitter between its clock and the server's. */
-const WINDOW_MS = 1000;
+/** The server counts one second (most endpoints); the client counts a little more, for the jitter between its clock and the server's. */
+const SECOND_MS = 1000;
 const WINDOW_GUARD_MS = 25;
+
+/** How a pacer counts: the length of the server's window, and whether starts may come at once while the window has room. */
+export interface PacerWindow {
+  /** @default 1000 (a limit per second) */
+  windowMs?: number;
+  /**
+   * true: no even spacing, only the cap of what the window allows (less what others spend), so that a few requests go
+   * at once; a long window (the run lists' minute) would otherwise space even the first ones seconds apart.
+   * @default false
+   */
+  burst?: boolean;
+}
 /** Share of the budget the spacing aims for: where it starts, the most it grows to, the least it shrinks to. */
 const START_SHARE = 0.95;
 const MAX_SHARE = 0.97;
@@ -52,10 +64,19 @@ export class Pacer {
   private pausedUntil = -Infinity;
   private readonly waiters: Array<(startedAt: number) => void> = [];
   private pumping = false;
+  /** Ends the pump's wait once no one waits any more (every waiter gave up), so no timer outlives them. */
+  private wake: AbortController | null = null;
   /** 429s in a row, with no other answer between them. */
   private consecutive429 = 0;
 
-  constructor(private readonly clock: Clock, private readonly configured: 'auto' | number) {}
+  private readonly windowMs: number;
+  private readonly burst: boolean;
+
+  /** `configured`: a ceiling on the announced limit, per window; `window`: a window other than a second (the run lists' minute). */
+  constructor(private readonly clock: Clock, private readonly configured: 'auto' | number, window: PacerWindow = {}) {
+    this.windowMs = window.windowMs ?? SECOND_MS;
+    this.burst = window.burst ?? false;
+  }
 
   /** The limit paced to: the announced one, capped by a configured number; 0 when nothing is to be paced. */
   get limit(): number {
@@ -65,7 +86,7 @@ export class Pacer {
     return Math.min(ceiling, announced);
   }
 
-  /** Requests per second the spacing aims for now. */
+  /** Requests per window the spacing aims for now (per second, for a pacer of a one-second window). */
   get requestsPerSecond(): number {
     return this.limit === 0 ? Infinity : this.budget() * this.share;
   }
@@ -85,6 +106,7 @@ export class Pacer {
       const onAbort = () => {
         const index = this.waiters.indexOf(waiter);
         if (index >= 0) this.waiters.splice(index, 1);
+        if (this.waiters.length === 0) this.wake?.abort();
         reject(signal!.reason as Error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -100,7 +122,7 @@ export class Pacer {
     this.announced = headers.limit ?? 0;
     if (headers.limit !== null && headers.remaining !== null) {
       const spentOnServer = headers.limit - headers.remaining;
-      const sample = spentOnServer - this.startsWithin(startedAt - WINDOW_MS, startedAt);
+      const sample = spentOnServer - this.startsWithin(startedAt - this.windowMs, startedAt);
       this.others += OTHERS_WEIGHT * (sample - this.others);
     }
     if (this.limit > 0) this.share = Math.min(MAX_SHARE, this.share + SHARE_STEP / this.budget());
@@ -108,7 +130,7 @@ export class Pacer {
     const ahead = this.startsWithin(startedAt, Infinity);
     if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
       // A reset of 0.0 with the window full says nothing (the hosted service sends it): a slot frees about every 1/limit s.
-      const untilFreeMs = Math.max(headers.resetSeconds * 1000, this.limit > 0 ? 1000 / this.limit : 0);
+      const untilFreeMs = Math.max(headers.resetSeconds * 1000, this.limit > 0 ? this.windowMs / this.limit : 0);
       this.pauseFor(untilFreeMs + RESET_MARGIN_MS);
     }
   }
@@ -145,11 +167,11 @@ export class Pacer {
     return count;
   }
 
-  /** The earliest start the window allows: no more than the budget in any window. */
+  /** The earliest start the window allows: no more than the budget in any window (for a bursting pacer, its share of it). */
   private windowOpensAt(): number {
-    const cap = Math.max(1, Math.floor(this.budget()));
+    const cap = Math.max(1, Math.floor(this.burst ? this.budget() * this.share : this.budget()));
     if (this.starts.length < cap) return -Infinity;
-    return (this.starts[this.starts.length - cap] ?? -Infinity) + WINDOW_MS + WINDOW_GUARD_MS;
+    return (this.starts[this.starts.length - cap] ?? -Infinity) + this.windowMs + WINDOW_GUARD_MS;
   }
 
   /** Releases waiters one at a time, evenly spaced, within the window, after any pause. */
@@ -159,10 +181,13 @@ export class Pacer {
       const now = this.clock.now();
       this.forget(now);
       const paced = this.limit > 0;
-      const spacing = paced ? 1000 / this.requestsPerSecond : 0;
+      const spacing = paced && !this.burst ? this.windowMs / this.requestsPerSecond : 0;
       const target = Math.max(this.lastSlot + spacing, paced ? this.windowOpensAt() : -Infinity, this.pausedUntil);
       if (target > now) {
-        await this.clock.sleep(target - now);
+        const wake = new AbortController();
+        this.wake = wake;
+        await this.clock.sleep(target - now, wake.signal).catch(() => undefined);
+        this.wake = null;
         continue;
       }
       // Timers fire late on a busy machine: the schedule is kept, so the late starts catch up (the window
@@ -176,7 +201,7 @@ export class Pacer {
 
   /** Drops starts too old to matter: older than a window before any request still waiting for its answer could have started. */
   private forget(now: number): void {
-    const horizon = now - 2 * WINDOW_MS;
+    const horizon = now - 2 * this.windowMs;
     let expired = 0;
     while (expired < this.starts.length && (this.starts[expired] ?? Infinity) <= horizon) expired += 1;
     if (expired > 0) this.starts.splice(0, expired);

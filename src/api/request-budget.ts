@@ -1,12 +1,13 @@
 /**
- * A bound on the requests one piece of work may send (the evidence a plan reads: 500 by default). Each request sent
- * through a budget's view of the transport spends one before it is sent (a retry of it by the transport spends
- * nothing more); once none is left the request is not sent and `BudgetSpentError` is thrown, which the reader turns
- * into a partial answer. Work in parallel first sets aside what it expects to need (`reserve`), so that several do not
- * each spend half of what is left and none finish. A budget also counts the bytes of the answers read through it: once
- * they reach its byte limit (DEFAULT_BUDGET_BYTES, 48 MiB: less than one list's own MAX_LIST_BYTES, so that fat
- * answers, runs with 38 kB messages, end the read as partial rather than as an error) no further request is sent,
- * whatever requests are left.
+ * A bound on the requests one piece of work may send (the evidence a plan reads: 500 by default), and on its time
+ * (`deadline`: a signal that aborts when the time is spent, with a BudgetSpentError; a request waiting for its slot
+ * then gives it up, and none is sent after). Each request sent through a budget's view of the transport spends one
+ * before it is sent (a retry of it by the transport spends nothing more); once none is left the request is not sent
+ * and `BudgetSpentError` is thrown, which the reader turns into a partial answer. Work in parallel first sets aside
+ * what it expects to need (`reserve`), so that several do not each spend half of what is left and none finish. A
+ * budget also counts the bytes of the answers read through it: once they reach its byte limit (DEFAULT_BUDGET_BYTES,
+ * 48 MiB: less than one list's own MAX_LIST_BYTES, so that fat answers, runs with 38 kB messages, end the read as
+ * partial rather than as an error) no further request is sent, whatever requests are left.
  */
 import type { ListTransport } from './paginate.js';
 
@@ -15,8 +16,10 @@ export const DEFAULT_BUDGET_BYTES = 48 * 1024 * 1024;
 
 export class BudgetSpentError extends Error {
   override name = 'BudgetSpentError';
-  constructor(readonly limit: number, readonly bytes: number | null = null) {
-    super(bytes === null ? `the request budget of ${limit} is spent` : `the budget of ${Math.round(bytes / (1024 * 1024))} MiB of answers is spent`);
+  /** `limit`: requests; `bytes`: the byte limit that was reached; `of: 'time'`: `limit` is the time budget in ms. */
+  constructor(readonly limit: number, readonly bytes: number | null = null, readonly of: 'requests' | 'bytes' | 'time' = bytes === null ? 'requests' : 'bytes') {
+    super(of === 'time' ? `the time budget of ${Math.round(limit / 1000)} s is spent`
+      : bytes === null ? `the request budget of ${limit} is spent` : `the budget of ${Math.round(bytes / (1024 * 1024))} MiB of answers is spent`);
   }
 }
 
@@ -26,13 +29,23 @@ export interface RequestSpender {
   view(transport: ListTransport): ListTransport;
 }
 
-function spending(transport: ListTransport, take: () => void, read: (bytes: number) => void): ListTransport {
+/**
+ * `refund`: gives back what `take` spent, for a request the deadline called off (it was waiting for its slot, or its
+ * answer was dropped): what the budget counts is what was read.
+ */
+function spending(transport: ListTransport, take: () => void, read: (bytes: number) => void, deadline: AbortSignal | undefined, refund: () => void): ListTransport {
   return {
     url: (path) => transport.url(path),
     logger: transport.logger,
     send: async (request, signal) => {
       take();
-      const response = await transport.send(request, signal);
+      let response;
+      try {
+        response = await transport.send(request, deadline === undefined || signal === undefined ? (deadline ?? signal) : AbortSignal.any([signal, deadline]));
+      } catch (error) {
+        if (deadline?.aborted === true && error === deadline.reason) refund();
+        throw error;
+      }
       read(Buffer.byteLength(response.text));
       return response;
     },
@@ -44,7 +57,8 @@ export class RequestBudget implements RequestSpender {
   /** Set aside by reservations and not spent yet: no one else may spend it. */
   private held = 0;
   private bytesRead = 0;
-  constructor(readonly limit: number, readonly maxBytes: number = DEFAULT_BUDGET_BYTES) {}
+  /** `deadline`: aborts (with a BudgetSpentError) once the work's time is spent. */
+  constructor(readonly limit: number, readonly maxBytes: number = DEFAULT_BUDGET_BYTES, readonly deadline?: AbortSignal) {}
 
   /** Bytes of the answers read through it. */
   get bytes(): number {
@@ -65,10 +79,21 @@ export class RequestBudget implements RequestSpender {
     return this.limit - this.used - this.held;
   }
 
-  take(): void {
+  /** Throws the deadline's error once the time is spent, or the bytes' once they are. */
+  checkLimits(): void {
+    if (this.deadline?.aborted === true) throw this.deadline.reason as Error;
     if (this.bytesRead >= this.maxBytes) throw new BudgetSpentError(this.limit, this.maxBytes);
+  }
+
+  take(): void {
+    this.checkLimits();
     if (this.left <= 0) throw new BudgetSpentError(this.limit);
     this.used += 1;
+  }
+
+  /** Gives back one request spent that the deadline called off. */
+  refund(): void {
+    this.used = Math.max(0, this.used - 1);
   }
 
   /** Sets `count` aside, or null (nothing set aside) when fewer are left. */
@@ -82,7 +107,7 @@ export class RequestBudget implements RequestSpender {
   }
 
   view(transport: ListTransport): ListTransport {
-    return spending(transport, () => this.take(), (bytes) => this.read(bytes));
+    return spending(transport, () => this.take(), (bytes) => this.read(bytes), this.deadline, () => this.refund());
   }
 }
 
@@ -97,7 +122,7 @@ export class Reservation implements RequestSpender {
 
   take(): void {
     if (this.remaining <= 0) return this.budget.take();
-    if (this.budget.bytes >= this.budget.maxBytes) throw new BudgetSpentError(this.budget.limit, this.budget.maxBytes);
+    this.budget.checkLimits();
     this.remaining -= 1;
     this.spendHeld();
   }
@@ -109,6 +134,6 @@ export class Reservation implements RequestSpender {
   }
 
   view(transport: ListTransport): ListTransport {
-    return spending(transport, () => this.take(), (bytes) => this.budget.read(bytes));
+    return spending(transport, () => this.take(), (bytes) => this.budget.read(bytes), this.budget.deadline, () => this.budget.refund());
   }
 }

@@ -35,13 +35,25 @@ const MIN_TRY_MS = 1_000;
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 /**
+ * The two run lists (`GET /workspaces/:id/runs`, `GET /organizations/:org/runs`) have their own limit, 30 requests a
+ * minute (`run.mdx`), announced in their answers' `x-ratelimit-limit` (`index.mdx`, "Lower rate limits for some
+ * endpoints"): a count per minute there, per second everywhere else.
+ */
+const RUN_LIST = /^\/(workspaces|organizations)\/[^/]+\/runs\/?$/;
+const MINUTE_MS = 60_000;
+
+/**
  * Every HTTP exchange of one client: one keep-alive agent, one queue bounding concurrency, one pacer
- * holding starts to the rate limit, retries of 429, 5xx and transport failures.
+ * holding starts to the rate limit, retries of 429, 5xx and transport failures. The run lists are paced apart as well,
+ * on a pacer of their own per minute, waited for before a request takes its place in the queue: a list waiting for
+ * its minute never holds a place another request could use, so policy and set requests keep their own pacing.
  */
 export class Transport {
   private readonly agent: Dispatcher;
   private readonly queue: PQueue;
   private readonly pacer: Pacer;
+  /** The run lists' own pacer (RUN_LIST), per minute. */
+  private readonly listPacer: Pacer;
   private readonly base: URL;
   private readonly counters: TransportStats = { requests: 0, byStatus: {}, retries: 0, rateLimited: 0, rateLimitWaitSeconds: 0 };
   /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
@@ -77,6 +89,7 @@ export class Transport {
     });
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.pacer = new Pacer(options.clock, options.rateLimit);
+    this.listPacer = new Pacer(options.clock, 'auto', { windowMs: MINUTE_MS, burst: true });
   }
 
   /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
@@ -164,7 +177,8 @@ export class Transport {
     let tunnelsRefused = 0;
     for (;;) {
       signal?.throwIfAborted();
-      const outcome = await this.queue.add(() => this.attempt(req, described, signal, failing.budgetLeftMs), { priority: failing.failures + limited, signal });
+      const listSlot = this.isRunList(req) ? await this.waitForSlot(this.listPacer, signal) : null;
+      const outcome = await this.queue.add(() => this.attempt(req, described, signal, failing.budgetLeftMs, listSlot), { priority: failing.failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         if (status === 429) {
@@ -286,13 +300,17 @@ export class Transport {
     return { method: req.method, path: this.redact(`${path}${readableQuery(url.search)}`) };
   }
 
-  /** One try; `budgetLeftMs`: what is left of the retry budget, which bounds the try's time as well (at least a second). */
-  private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined, budgetLeftMs: number): Promise<Outcome> {
+  /**
+   * One try; `budgetLeftMs`: what is left of the retry budget, which bounds the try's time as well (at least a second).
+   * `listSlot`: a run list's slot of its own pacer, which then learns from the answer's rate-limit headers (theirs are
+   * the list's limit, per minute), while the request still takes a slot of every endpoint's.
+   */
+  private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined, budgetLeftMs: number, listSlot: Slot | null = null): Promise<Outcome> {
     const { clock, logger } = this.options;
     const timeoutMs = Math.min(this.options.timeoutMs, Math.max(MIN_TRY_MS, Math.ceil(budgetLeftMs)));
     const url = new URL(req.url);
     const inApi = this.inApi(url);
-    const slot = inApi ? await this.waitForSlot(cancel) : null;
+    const slot = inApi ? await this.waitForSlot(this.pacer, cancel) : null;
     // Last check before the wire (leader election): throws when this replica may no longer send.
     this.options.fence?.();
     const started = clock.now();
@@ -327,8 +345,10 @@ export class Transport {
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
       this.onlyRateLimitedSince = res.statusCode === 429 ? (this.onlyRateLimitedSince ?? clock.now()) : null;
-      if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(limitHeaders(headers), slot.startedAt) };
-      this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
+      const pacer = listSlot === null ? this.pacer : this.listPacer;
+      const startedAt = listSlot?.startedAt ?? slot.startedAt;
+      if (res.statusCode === 429) return { response, waitMs: pacer.rateLimited(limitHeaders(headers), startedAt) };
+      pacer.observe(readRateLimitHeaders(headers), startedAt);
       return { response };
     } catch (error) {
       // Called off by the caller or by the body: not a failure of the API, never retried.
@@ -353,6 +373,13 @@ export class Transport {
   private via(url: URL): Via | null {
     const proxy = proxyFor(url, this.proxy);
     return proxy === null ? null : { variable: proxyVariable(url, this.proxy), shown: shownProxy(proxy) };
+  }
+
+  /** A GET of one of the run lists under the base URL, paced on their own pacer too. */
+  private isRunList(req: HttpRequest): boolean {
+    if (req.method !== 'GET') return false;
+    const url = new URL(req.url);
+    return this.inApi(url) && RUN_LIST.test(url.pathname.slice(this.base.pathname.replace(/\/+$/, '').length));
   }
 
   /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
@@ -382,11 +409,11 @@ export class Transport {
    * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
    * clock runs once, not once per request, so the figure never exceeds the duration of the run.
    */
-  private async waitForSlot(signal?: AbortSignal): Promise<Slot> {
+  private async waitForSlot(pacer: Pacer, signal?: AbortSignal): Promise<Slot> {
     if (this.waiting === 0) this.waitingSince = this.options.clock.now();
     this.waiting += 1;
     try {
-      return await this.pacer.acquire(signal);
+      return await pacer.acquire(signal);
     } finally {
       this.waiting -= 1;
       if (this.waiting === 0) this.recordWait(this.options.clock.now() - this.waitingSince);

@@ -171,5 +171,10 @@ function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJ
 function withEvidenceFlags(given: SourceConfig['evidence'], flags: CliArgs['evidence']): { evidence?: SourceConfig['evidence'] } {
   if (flags.windowDays === null && flags.maxRequests === null) return given === undefined ? {} : { evidence: given };
   const base = given ?? toEvidence({});
-  return { evidence: { windowMs: flags.windowDays === null ? base.windowMs : flags.windowDays * 86_400_000, maxRequests: flags.maxRequests ?? base.maxRequests } };
+  return {
+    evidence: {
+      windowMs: flags.windowDays === null ? base.windowMs : flags.windowDays * 86_400_000, maxRequests: flags.maxRequests ?? base.maxRequests,
+      ...(base.maxSeconds === undefined ? {} : { maxSeconds: base.maxSeconds }),
+    },
+  };
 }

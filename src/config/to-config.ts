@@ -95,7 +95,7 @@ export interface RawSource {
   'allow-empty'?: boolean;
   adopt?: boolean;
   'strict-imports'?: boolean;
-  evidence?: { window?: string; 'max-requests'?: number };
+  evidence?: { window?: string; 'max-requests'?: number; 'max-seconds'?: number };
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
   'sync-windows'?: RawSyncWindow[];
@@ -209,7 +209,7 @@ export function sourceDefaults(name: string, organization: string): SourceConfig
 
 const DAY_MS = 86_400_000;
 
-/** `evidence:` of a source, with its defaults: 30 days, 500 requests. */
-export function toEvidence(raw: { window?: string; 'max-requests'?: number }): EvidenceConfig {
-  return { windowMs: Number.parseInt(raw.window ?? '30d', 10) * DAY_MS, maxRequests: raw['max-requests'] ?? 500 };
+/** `evidence:` of a source, with its defaults: 30 days, 500 requests, 120 s. */
+export function toEvidence(raw: { window?: string; 'max-requests'?: number; 'max-seconds'?: number }): EvidenceConfig {
+  return { windowMs: Number.parseInt(raw.window ?? '30d', 10) * DAY_MS, maxRequests: raw['max-requests'] ?? 500, maxSeconds: raw['max-seconds'] ?? 120 };
 }

@@ -53,7 +53,7 @@ export interface SourceConfig {
   maxAgentPools: number;
   /** Imports that will fail on the service are errors, not warnings (`--strict-imports`, `strict-imports: true`). @default false */
   strictImports?: boolean;
-  /** How a plan reads runs for its evidence and rollouts (`evidence:`, `--evidence-window`, `--evidence-max-requests`). @default 30 days, 500 requests */
+  /** How a plan reads runs for its evidence and rollouts (`evidence:`, `--evidence-window`, `--evidence-max-requests`). @default 30 days, 500 requests, 120 s */
   evidence?: EvidenceConfig;
   /** Seconds a pass may take before it is abandoned. @default 600 */
   passTimeoutSeconds: number;
@@ -93,6 +93,8 @@ export interface EvidenceConfig {
   windowMs: number;
   /** The most requests one plan spends reading runs. */
   maxRequests: number;
+  /** The most time one plan spends reading runs, in seconds (the run lists are paced at 30 a minute). @default 120 */
+  maxSeconds?: number;
 }
 
 /** `sync-windows:` one window: `deny` closes the source while it is open; with `allow` windows, only they open it. */

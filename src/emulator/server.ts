@@ -66,7 +66,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
-  const runListLimiter = createRateLimiter(seed.runListRateLimit ?? 0, now, 'sliding', 'real', RUN_LIST_WINDOW_MS);
+  const runListLimiter = createRateLimiter(seed.runListRateLimit ?? 30, now, 'sliding', 'real', RUN_LIST_WINDOW_MS);
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
     api: createRouter([

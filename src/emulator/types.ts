@@ -208,7 +208,7 @@ export interface Seed {
   token?: string;
   /** Requests per second per token; 0 turns it off. @default 30 */
   rateLimit?: number;
-  /** Requests per minute per token on each of the two run lists, apart from `rateLimit` (`run.mdx`); 0 turns it off. @default 0 */
+  /** Requests per minute per token on each of the two run lists, apart from `rateLimit` (`run.mdx`); 0 turns it off. @default 30 */
   runListRateLimit?: number;
   /** How the limit counts a second: a sliding window (the strictest reading) or fixed windows. @default 'sliding' */
   rateLimitWindow?: RateLimitWindow;

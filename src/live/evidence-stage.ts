@@ -27,13 +27,15 @@ export interface EvidenceSettings {
   windowMs: number;
   /** The most requests a plan spends on runs. @default 500 */
   maxRequests: number;
+  /** The most time a plan spends on runs, in seconds; past it the evidence is partial. @default 120 */
+  maxSeconds?: number;
   /** Reads the runs. @default `readEvidence` over the pass's client (run-evidence.ts) */
   reader?: EvidenceReader;
   /** The findings of finished runs, kept across passes by whoever runs them; absent: the default reader starts cold. */
   runCache?: RunCache;
 }
 
-export const DEFAULT_EVIDENCE: Omit<EvidenceSettings, 'reader'> = { windowMs: 30 * 86_400_000, maxRequests: 500 };
+export const DEFAULT_EVIDENCE: Omit<EvidenceSettings, 'reader'> = { windowMs: 30 * 86_400_000, maxRequests: 500, maxSeconds: 120 };
 
 export interface EvidencePlanInput {
   api: PolicyApi;
@@ -97,7 +99,7 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   if (policies.length === 0) return { window, workspaces, runs: {}, partial: false };
   try {
     const reader = settings.reader ?? runEvidenceReader(input.api.runs, settings.runCache, () => options.now);
-    const read = await reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
+    const read = await reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests, maxMs: (settings.maxSeconds ?? 120) * 1000 });
     return { window, workspaces, runs: read.runs, partial: read.partial };
   } catch (error) {
     return { window, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };

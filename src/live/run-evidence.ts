@@ -32,6 +32,8 @@ export interface EvidenceRequest {
   since: number;
   /** The most requests the read may send (`evidence.max-requests`); past it, what is read is `partial`. */
   maxRequests: number;
+  /** The most time the read may take, in ms (`evidence.max-seconds`); past it, what is read is `partial`. */
+  maxMs?: number;
 }
 
 /** What the reader read: by policy, by workspace id, the runs that evaluated it; whether it stopped short; its requests. */
@@ -51,6 +53,7 @@ export function runEvidenceReader(runs: RunApi, cache?: RunCache, now: () => num
       policies: request.policies.map((p) => ({ name: p.policy, ...(p.kind === undefined ? {} : { kind: p.kind }), ...(p.via === undefined ? {} : { via: p.via }) })),
       windowMs: Math.max(0, now() - request.since),
       budget: request.maxRequests,
+      ...(request.maxMs === undefined ? {} : { maxMs: request.maxMs }),
       ...(cache === undefined ? {} : { cache }),
       now,
     });

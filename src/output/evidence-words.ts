@@ -18,7 +18,7 @@ export function someNames(names: readonly string[]): string {
  */
 export function evidenceLine(e: ChangeEvidence): string {
   const them = e.policies.length === 1 ? 'it' : 'them';
-  const partial = e.partial ? '; partial: the read stopped before it read every run (evidence.max-requests, or 48 MiB of answers)' : '';
+  const partial = e.partial ? '; partial: the read stopped before it read every run (evidence.max-requests, evidence.max-seconds, or 48 MiB of answers)' : '';
   const head = `evidence (${e.window}): `;
   if (e.in_scope === 0) return `${head}no workspace in scope${partial}`;
   if (e.evaluated === 0) return `${head}not yet evaluated in any of the ${count(e.in_scope, 'workspace')} in scope${partial}`;

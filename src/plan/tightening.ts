@@ -1,6 +1,6 @@
 /**
  * Which changes of a plan tighten enforcement, and where: a policy's level rises, a policy joins a set, a set is created
- * or its scope widens (global, workspaces or projects added, exclusions removed). Each names the policies it tightens
+ * or its scope widens (global, workspaces or projects added, exclusions removed), a set is made not overridable. Each names the policies it tightens
  * and the scopes of the sets they will be in, against which the evidence stage resolves the workspaces to read. Pure.
  */
 import type { DeclaredState } from '../declared/types.js';
@@ -91,11 +91,19 @@ function setTightening(change: PolicySetChange, declared: DeclaredState, live: L
   const widens = change.action !== 'update' || f['global']?.after === true || added(f['workspaces']) || added(f['projects']) ||
     removedIds(f['workspace-exclusions']) || removedIds(f['project-exclusions']) || tagsWiden(f['tags']);
   const content = change.declared.content;
-  if (!widens && (content === null || f['content'] === undefined)) return null;
+  const closes = closesOverride(f['overridable']);
+  if (!widens && !closes && (content === null || f['content'] === undefined)) return null;
   const scope = scopeAfter(change.name, change.live, declared);
-  const policies = content === null ? members(change, declared, live) : versionedPolicies(content.levels ?? [], widens);
+  const all = content === null ? members(change, declared, live) : versionedPolicies(content.levels ?? [], widens || closes);
+  // A set no longer overridable tightens its members at the levels that block: their failures can no longer be overridden.
+  const policies = closes && !widens ? all.filter((p) => blocks(p.level)) : all;
   if (scope === null || policies.length === 0) return null;
   return { resource: 'policy-set', name: change.name, policies, scopes: [scope] };
+}
+
+/** `overridable: true -> false`: every failure of the set's mandatory policies becomes a block nobody can override. */
+function closesOverride(field: FieldChange | undefined): boolean {
+  return field !== undefined && field.before === true && field.after === false;
 }
 
 /**
