@@ -79,14 +79,9 @@ export class RequestBudget implements RequestSpender {
     return this.limit - this.used - this.held;
   }
 
-  /** Throws the deadline's error once the time is spent, or the bytes' once they are. */
-  checkLimits(): void {
+  take(): void {
     if (this.deadline?.aborted === true) throw this.deadline.reason as Error;
     if (this.bytesRead >= this.maxBytes) throw new BudgetSpentError(this.limit, this.maxBytes);
-  }
-
-  take(): void {
-    this.checkLimits();
     if (this.left <= 0) throw new BudgetSpentError(this.limit);
     this.used += 1;
   }
@@ -122,7 +117,8 @@ export class Reservation implements RequestSpender {
 
   take(): void {
     if (this.remaining <= 0) return this.budget.take();
-    this.budget.checkLimits();
+    if (this.budget.deadline?.aborted === true) throw this.budget.deadline.reason as Error;
+    if (this.budget.bytes >= this.budget.maxBytes) throw new BudgetSpentError(this.budget.limit, this.budget.maxBytes);
     this.remaining -= 1;
     this.spendHeld();
   }
