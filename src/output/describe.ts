@@ -2,6 +2,7 @@
 import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
+import { byCodeUnit } from '../order.js';
 import type { Change, ChangeAction, ChangeResult, ContentFiles, FieldChange, FieldValue, ScopeNames, SourcePlan } from '../plan/types.js';
 import { isScopeField } from '../plan/scope-names.js';
 import { savedRefusal, type SavedRefusal } from '../plan/saved.js';
@@ -33,7 +34,7 @@ export function contentFileLines(change: Change): { heading: string; files: Arra
     ...added.map((path) => ({ mark: '+' as const, path })),
     ...changed.map((path) => ({ mark: '~' as const, path })),
     ...removed.map((path) => ({ mark: '-' as const, path })),
-  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  ].sort((a, b) => byCodeUnit(a.path, b.path));
   const parts = [added.length > 0 ? `${added.length} added` : '', changed.length > 0 ? `${changed.length} changed` : '', removed.length > 0 ? `${removed.length} removed` : ''];
   const heading = `${count(all.length, 'file')} changed (${parts.filter((p) => p !== '').join(', ')})`;
   return { heading, files: all.slice(0, MAX_CONTENT_FILES), more: Math.max(0, all.length - MAX_CONTENT_FILES) };

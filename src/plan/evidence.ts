@@ -6,6 +6,7 @@
  * apply; a failing speculative plan is shown apart, as a warning.
  */
 import { LEVEL_RANK, type EnforcementLevel, type PolicyRunOutcome, type WorkspaceTag } from '../model.js';
+import { byCodeUnit } from '../order.js';
 
 export interface EvidenceRun {
   /** When the run was created, in ms since the epoch: "since the rollout began" counts the runs created since. */
@@ -180,14 +181,13 @@ export function changeEvidence(evidence: Evidence, policies: readonly TightenedP
     failing.push(name);
     if (failed.some((l) => blocks(l.level) && !before.already.some((a) => a.policy === l.name))) blocking.push(name);
   }
-  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    policies: policies.map((p) => p.name), in_scope: inScope.length, evaluated, failing: failing.sort(byName), passing,
-    not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byName),
+    policies: policies.map((p) => p.name), in_scope: inScope.length, evaluated, failing: failing.sort(byCodeUnit), passing,
+    not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byCodeUnit),
     ...(before.already.length === 0 ? {} : { already_enforced: before.already }),
     ...(before.unknown.length === 0 ? {} : { level_unknown: before.unknown }),
-    ...(speculative.length === 0 ? {} : { failing_speculative: speculative.sort(byName) }),
-    ...(notSaid.length === 0 ? {} : { unsaid: notSaid.sort(byName) }),
+    ...(speculative.length === 0 ? {} : { failing_speculative: speculative.sort(byCodeUnit) }),
+    ...(notSaid.length === 0 ? {} : { unsaid: notSaid.sort(byCodeUnit) }),
   };
 }
 

@@ -4,6 +4,7 @@
  * where. Pure: the runs are data.
  */
 import { blocks, latestEvaluated, runsOf, type ChangeEvidence, type Evidence, type PolicyEvidence, type TightenedPolicy } from './evidence.js';
+import { byCodeUnit } from '../order.js';
 
 /**
  * A change's evidence with each raised policy's own, when it tightens more than one (those the runs show already
@@ -22,12 +23,8 @@ export function withPolicyEvidence(change: ChangeEvidence, evidence: Evidence, p
       if (outcome === 'failed') failing.push(names.get(id) ?? id);
       else if (outcome === 'passed') passing += 1;
     }
-    failing.sort(byName);
+    failing.sort(byCodeUnit);
     return { policy: p.name, level: p.level, failing, passing, not_evaluated: inScope.length - failing.length - passing, blocking: blocks(p.level) && failing.length > 0 };
   });
-  return { ...change, by_policy: found.sort((a, b) => b.failing.length - a.failing.length || byName(a.policy, b.policy)) };
-}
-
-function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return { ...change, by_policy: found.sort((a, b) => b.failing.length - a.failing.length || byCodeUnit(a.policy, b.policy)) };
 }

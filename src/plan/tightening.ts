@@ -5,6 +5,7 @@
  */
 import type { DeclaredState } from '../declared/types.js';
 import { LEVEL_RANK, tagSelection, type EnforcementLevel, type LivePolicySet, type LiveState, type TagMatch, type TagSelector } from '../model.js';
+import { byCodeUnit } from '../order.js';
 import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace, type TightenedPolicy } from './evidence.js';
 import { withPolicyEvidence } from './policy-evidence.js';
 import type { Change, FieldChange, PolicyChange, PolicySetChange } from './types.js';
@@ -127,7 +128,7 @@ function members(change: PolicySetChange, declared: DeclaredState, live: LiveSta
   const held = change.id === null ? [] : live.policies.filter((p) => p.policySetIds.includes(change.id!) && !managed.has(p.name) && !named.some((d) => d.name === p.name));
   const levelOf = new Map(declared.policies.map((p) => [p.name, p.enforcementLevel]));
   return [...named.map((p) => ({ name: p.name, level: p.enforcementLevel })), ...held.map((p) => ({ name: p.name, level: levelOf.get(p.name) ?? p.enforcementLevel }))]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => byCodeUnit(a.name, b.name));
 }
 
 /** A set's scope after the plan: its declaration's lists where it manages them, the live set's elsewhere. */

@@ -9,6 +9,7 @@ import type { DeclaredPool, DeclaredToken } from '../declared/types.js';
 import type { LiveToken } from '../model.js';
 import type { PoolPair } from './pairs.js';
 import type { PlanOptions, TokenChange, TokenStatus } from './types.js';
+import { byCodeUnit } from '../order.js';
 
 export interface TokenPlan {
   changes: TokenChange[];
@@ -132,7 +133,7 @@ function what(pool: DeclaredPool, description: string): string {
 
 function byCreation(a: LiveToken, b: LiveToken): number {
   const at = (t: LiveToken) => (t.createdAt === null ? Number.NEGATIVE_INFINITY : Date.parse(t.createdAt) || Number.NEGATIVE_INFINITY);
-  return at(a) - at(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return at(a) - at(b) || byCodeUnit(a.id, b.id);
 }
 
 function ageMs(token: LiveToken, now: number): number | null {
