@@ -1,6 +1,8 @@
 import type { RunCache } from './api/evidence-cache.js';
 import type { PolicyApi } from './api/types.js';
 import { applyPlan, NOT_STARTED } from './apply/apply.js';
+import { inClusterSecretWriter, type SecretWriter } from './apply/token-secret.js';
+import { SERVICE_ACCOUNT_DIR } from './config/secrets.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
 import { declaresNothing, emptySourceError } from './declared/empty-source.js';
@@ -26,6 +28,8 @@ export { createCodeCache, type CodeCache } from './live/code-cache.js';
 
 export interface PassRequest {
   source: SourceConfig;
+  /** Where a token's `deliver-to: {secret}` is written. @default the pod's Kubernetes API, with its service account */
+  secretWriter?: SecretWriter;
   /** Folder holding the declared tree. */
   dir: string;
   /** Git commit, or null for a local folder. */
@@ -123,6 +127,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       ...(request.env === undefined ? {} : { env: request.env }),
       ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
       tokenDir: source.tokenDir ?? null,
+      tokenSecrets: source.tokenSecrets ?? [],
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
       ...(session.api.keyedDigest === undefined ? {} : { keyedDigest: (text: string) => session.api.keyedDigest!(text) }),
@@ -165,6 +170,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   let done = 0;
   let failed = 0;
   progress('applying', 0, plan.changes.length);
+  // The pod's Secret writer, made for this apply only where the source allows Secrets, and closed after it.
+  const ownWriter = request.secretWriter === undefined && source.tokenSecrets !== undefined ? inClusterSecretWriter(request.env ?? process.env, SERVICE_ACCOUNT_DIR) : undefined;
+  const secretWriter = request.secretWriter ?? ownWriter;
   const halt = [request.stop, session.signal].filter((s): s is AbortSignal => s !== undefined);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? undefined : AbortSignal.any(halt),
@@ -179,6 +187,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     ...(request.env === undefined ? {} : { env: request.env }),
     ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
     ...(source.tokenDir === undefined ? {} : { tokenDir: source.tokenDir }),
+    ...(secretWriter === undefined ? {} : { tokenSecrets: { allowed: source.tokenSecrets ?? [], writer: secretWriter } }),
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onWave: (name) => {
       wave = name;
@@ -189,6 +198,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
     },
   });
+  await ownWriter?.close();
   const failures = applyFailures(results, request, session);
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets, ...pools };
 }

@@ -316,3 +316,31 @@ describe('deploy/webhook-ingress', () => {
     assert.ok((service['spec'] as { ports: Array<{ name: string }> }).ports.some((p) => p.name === 'http'));
   });
 });
+
+describe('deploy/token-secrets', () => {
+  let manifests: Manifest[];
+  before(async () => {
+    // An overlay of the base with the component, as docs/declared-repo.md shows (a component is not built alone).
+    manifests = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/token-secrets'));
+  });
+
+  it('adds a Role and a RoleBinding to the base, valid against the schemas, and mounts the token the Secret writer reads', async () => {
+    const base = await buildKustomization(join(REPO_ROOT, 'deploy/base'));
+    assert.deepEqual(objectList(manifests).sort(), [...objectList(base), `Role ${NAME}-token-secrets`, `RoleBinding ${NAME}-token-secrets`].sort());
+    assert.deepEqual(manifests.flatMap(schemaProblems), []);
+    for (const manifest of manifests) assert.deepEqual(manifest.metadata.labels, LABELS, `${manifest.kind} ${manifest.metadata.name}'s labels`);
+    assert.equal(find(manifests, 'ServiceAccount', NAME)['automountServiceAccountToken'], true);
+    assert.equal(podSpec(find(manifests, 'Deployment', NAME))!['automountServiceAccountToken'], true);
+  });
+
+  it('lets the service account get and patch one Secret by name, and create (what kubernetesSecretWriter sends), nothing else', () => {
+    const rules = find(manifests, 'Role', `${NAME}-token-secrets`)['rules'];
+    assert.deepEqual(rules, [
+      { apiGroups: [''], resources: ['secrets'], resourceNames: [`${NAME}-agent-tokens`], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    ]);
+    const binding = find(manifests, 'RoleBinding', `${NAME}-token-secrets`) as Manifest & { subjects: Array<{ kind: string; name: string }>; roleRef: { name: string } };
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: NAME }]);
+    assert.equal(binding.roleRef.name, `${NAME}-token-secrets`);
+  });
+});

@@ -118,7 +118,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required', scope: 'optional' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],
       ['agent-token change', changeKeys('agent-token'), { ...base, resource: 'required', poolName: 'required', declared: 'required', live: 'required' } satisfies Keys<TokenChange>],
-      ['tokenSpec', keysOf(defs['tokenSpec']!), { description: 'required', file: 'required' } satisfies Keys<TokenSpec>],
+      ['tokenSpec', keysOf(defs['tokenSpec']!), { description: 'required', file: 'required', secret: 'required' } satisfies Keys<TokenSpec>],
       ['liveTokens', keysOf(defs['liveTokens']!), { poolId: 'required', tokenIds: 'required', token: 'required' } satisfies Keys<LiveTokenRef>],
       ['tokenStatus', keysOf(defs['tokenStatus']!), { pool: 'required', description: 'required', id: 'required', age: 'required', lastUsedAt: 'required', note: 'required' } satisfies Keys<TokenStatus>],
       ['source', keysOf(defs['source']!), {

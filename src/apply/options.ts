@@ -5,6 +5,7 @@ import type { ParameterAllowance } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Ownership } from '../model.js';
 import type { ChangeResult } from '../plan/types.js';
+import type { TokenSecrets } from './token-secret.js';
 
 /** The pass's clock as the apply reads it: its time and its waits (a policy set version's poll). */
 export type PassClock = Pick<Clock, 'now' | 'sleep'>;
@@ -43,6 +44,8 @@ export interface ApplyOptions {
   parameters?: ParameterAllowance;
   /** The folder declared agent tokens are delivered to: the source's, as when the repo was read (never the plan's). @default none */
   tokenDir?: string;
+  /** The Secrets declared agent tokens may be delivered to (`tokens.secrets`), and the writer that reaches them. @default none */
+  tokenSecrets?: TokenSecrets;
 }
 
 export function passClock(options: ApplyOptions): PassClock {

@@ -10,22 +10,38 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { tokenTarget } from '../declared/token-target.js';
 import type { TokenChange } from '../plan/types.js';
+import type { TokenSpec } from '../plan/refs.js';
 import type { ApplyOptions } from './options.js';
 
 export async function createToken(change: TokenChange, options: ApplyOptions): Promise<undefined> {
   const spec = change.declared!;
-  const target = tokenTarget(options.tokenDir ?? null, spec.file);
-  if ('problem' in target) throw new Error(`deliver-to "${spec.file}": ${target.problem}; no token was made`);
+  const delivery = deliveryOf(spec, options);
   const poolId = change.live.poolId ?? (await poolIdOf(change.poolName, options));
   const made = await options.api.createAgentToken(poolId, spec.description, change.live.tokenIds);
   try {
-    await deliver(target.path, made.token);
+    await delivery.deliver(made.token);
   } catch (error) {
     const undone = await options.api.deleteAgentToken(made.id).then(() => 'it was deleted again', (e: unknown) => `deleting it again failed too (${errorMessage(e)}): delete ${made.id} by hand`);
-    throw new Error(`token ${made.id} was made but could not be delivered to "${spec.file}" (${errorMessage(error)}); ${undone}`);
+    throw new Error(`token ${made.id} was made but could not be delivered to ${delivery.where} (${errorMessage(error)}); ${undone}`);
   }
-  options.logger.info({ pool: change.poolName, description: spec.description, token: made.id, file: spec.file }, 'agent token made and delivered');
+  options.logger.info({ pool: change.poolName, description: spec.description, token: made.id, deliveredTo: delivery.where }, 'agent token made and delivered');
   return undefined;
+}
+
+/**
+ * Where this run delivers a token, decided by this run's own settings (never the plan's): a file inside its token
+ * folder, or a Secret its config allows by name. Refused before any token is made.
+ */
+function deliveryOf(spec: TokenSpec, options: ApplyOptions): { where: string; deliver: (text: string) => Promise<void> } {
+  if (spec.secret !== null) {
+    const { name, key } = spec.secret;
+    const secrets = options.tokenSecrets;
+    if (secrets === undefined || !secrets.allowed.includes(name)) throw new Error(`deliver-to Secret "${name}" is not one the operator allows (tokens.secrets); no token was made`);
+    return { where: `Secret "${name}" key "${key}"`, deliver: (text) => secrets.writer.write(name, key, text) };
+  }
+  const target = tokenTarget(options.tokenDir ?? null, spec.file ?? '');
+  if ('problem' in target) throw new Error(`deliver-to "${spec.file ?? ''}": ${target.problem}; no token was made`);
+  return { where: `"${spec.file ?? ''}"`, deliver: (text) => deliver(target.path, text) };
 }
 
 export async function deleteToken(change: TokenChange, options: ApplyOptions): Promise<undefined> {

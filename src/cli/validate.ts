@@ -35,7 +35,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     checks.push(check);
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env,
-        ...(source.parameters === undefined ? {} : { parameters: source.parameters }), parametersAllowedOnly: true, tokenDir: source.tokenDir ?? null,
+        ...(source.parameters === undefined ? {} : { parameters: source.parameters }), parametersAllowedOnly: true, tokenDir: source.tokenDir ?? null, tokenSecrets: source.tokenSecrets ?? [],
       });
       if (declaresNothing(declared) && !source.allowEmpty) {
         check.errors.push(`declares nothing in ${dir}`, emptySourceHint(dir));

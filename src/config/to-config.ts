@@ -43,6 +43,7 @@ export interface RawConfig {
 /** `tokens:` the folder declared agent tokens' texts are delivered to. */
 export interface RawTokens {
   dir?: string;
+  secrets?: string[];
 }
 
 /** `parameters:` what a set's `{env: NAME}` and `{file: PATH}` may read. */
@@ -144,6 +145,7 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
 function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undefined, tokens: RawTokens | undefined): SourceConfig {
   const allowed = raw.parameters ?? parameters;
   const tokenDir = (raw.tokens ?? tokens)?.dir;
+  const tokenSecrets = (raw.tokens ?? tokens)?.secrets;
   return {
     ...sourceDefaults(raw.name, raw.organization),
     path: raw.path === undefined ? null : path.resolve(cwd, raw.path),
@@ -161,6 +163,7 @@ function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undef
     ...(raw['sync-windows'] === undefined ? {} : { syncWindows: raw['sync-windows'].map(toSyncWindow) }),
     ...(allowed === undefined ? {} : { parameters: toParameters(allowed, cwd) }),
     ...(tokenDir === undefined ? {} : { tokenDir: path.resolve(cwd, tokenDir) }),
+    ...(tokenSecrets === undefined || tokenSecrets.length === 0 ? {} : { tokenSecrets: [...tokenSecrets] }),
   };
 }
 

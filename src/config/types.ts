@@ -69,6 +69,8 @@ export interface SourceConfig {
    * `--token-dir`). Absent: none, and a `deliver-to` is refused.
    */
   tokenDir?: string;
+  /** The Kubernetes Secrets, by name, a `deliver-to: {secret}` may write (`tokens.secrets`). Absent: none. */
+  tokenSecrets?: string[];
 }
 
 /**

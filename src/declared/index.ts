@@ -74,7 +74,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const yamlSetFiles = setFiles.filter((file) => YAML_SET_FILE.test(file.rel));
   const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
   const policies = await readPolicies(policyFiles, context);
-  const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot, options.tokenDir ?? null);
+  const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot, options.tokenDir ?? null, options.tokenSecrets ?? []);
   const own = await ownSetFiles(sets.folders, setFiles, realRoot, loaded.filter);
   const policySets = await readPolicySets(sets.folders, own.files, yamlSetFiles, realRoot, {
     env: options.env ?? process.env, realRoot, allowedOnly: options.parametersAllowedOnly === true,

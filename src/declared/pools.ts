@@ -17,6 +17,7 @@ export function readPools(
   maxAgentPools: number,
   realRoot: string,
   tokenDir: string | null = null,
+  tokenSecrets: readonly string[] = [],
 ): { pools: DeclaredPool[]; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
   const read = files.map((file): PoolFile | null => {
@@ -35,7 +36,7 @@ export function readPools(
   const poolFiles = read.filter((item): item is PoolFile => item !== null).sort((a, b) => byName(a.pool, b.pool));
   for (const poolFile of poolFiles) problems.push(...poolFile.problems);
   problems.push(...previousNameProblems(poolFiles));
-  problems.push(...tokenProblems(poolFiles, tokenDir));
+  problems.push(...tokenProblems(poolFiles, tokenDir, tokenSecrets));
   if (files.length > maxAgentPools) {
     const message =
       `declares ${files.length} agent pools (${files.map((file) => file.rel).join(', ')}) but max-agent-pools is ${maxAgentPools}: ` +

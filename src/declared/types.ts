@@ -62,11 +62,17 @@ export interface AgentCleanup {
   after: string;
 }
 
+/** Where a token's text goes: a file in the token folder, or a key of a Kubernetes Secret in the daemon's namespace. */
+export type TokenDelivery = { file: string } | { secret: string; key: string };
+
 /** A token a pool file declares: its description is its identity within the pool. */
 export interface DeclaredToken {
   description: string;
-  /** The file, relative to the token folder the operator allows, its text is delivered to; null: kept when it exists, never made. */
-  deliverTo: { file: string } | null;
+  /**
+   * Where its text is delivered: a file relative to the token folder the operator allows, or a key of a Secret the
+   * operator allows by name; null: kept when it exists, never made.
+   */
+  deliverTo: TokenDelivery | null;
   /** As written (`30d`), and in milliseconds; null: never rotated. */
   rotateAfter: string | null;
   rotateAfterMs: number | null;
@@ -206,6 +212,8 @@ export interface ReadOptions {
   parameters?: ParameterAllowance;
   /** The folder agent tokens are delivered to (`--token-dir`, `tokens.dir`): a `deliver-to` must lead inside it. @default none */
   tokenDir?: string | null;
+  /** The Secrets a `deliver-to: {secret}` may name (`tokens.secrets`). @default none */
+  tokenSecrets?: readonly string[];
   /** Sensitive parameters are only checked against `parameters`, not read (`--validate`). @default false */
   parametersAllowedOnly?: boolean;
   /**

@@ -67,10 +67,13 @@ export function livePoolRef(pool: LivePool): LivePoolRef {
   };
 }
 
-/** A token a create makes: its description and the file, relative to the token folder, its text goes to. */
+/** A token a create makes: its description, and the file (relative to the token folder) or the Secret's key its text goes to. */
 export interface TokenSpec {
   description: string;
-  file: string;
+  /** null when it goes to a Secret. */
+  file: string | null;
+  /** null when it goes to a file. */
+  secret: { name: string; key: string } | null;
 }
 
 /** The live side of a token change: the pool's id (null: created by the same plan), the ids of the tokens of that description, and the token deleted. */

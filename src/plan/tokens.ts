@@ -94,9 +94,9 @@ function planUndeclared(token: LiveToken, c: PoolContext): void {
 function createChange(token: DeclaredToken, c: PoolContext, same: readonly LiveToken[], reason: string): TokenChange {
   return {
     resource: 'agent-token', name: `${c.pool.name}/${token.description}`, id: null, action: 'create', reason,
-    fields: { description: { before: null, after: token.description }, 'deliver-to': { before: null, after: token.deliverTo?.file ?? null } },
+    fields: { description: { before: null, after: token.description }, 'deliver-to': { before: null, after: deliveryText(token) } },
     poolName: c.pool.name,
-    declared: { description: token.description, file: token.deliverTo?.file ?? '' },
+    declared: { description: token.description, ...deliverySpec(token) },
     live: { poolId: c.poolId, tokenIds: same.map((t) => t.id), token: null },
   };
 }
@@ -113,6 +113,18 @@ function deleteChange(token: LiveToken, c: PoolContext, same: readonly LiveToken
     declared: null,
     live: { poolId: c.poolId, tokenIds: same.map((t) => t.id), token: { ...token } },
   };
+}
+
+/** `build-prod` (a file of the token folder) or `secret agent-tokens/prod` (a Secret's key): where the text goes. */
+function deliveryText(token: DeclaredToken): string | null {
+  const to = token.deliverTo;
+  return to === null ? null : 'file' in to ? to.file : `secret ${to.secret}/${to.key}`;
+}
+
+function deliverySpec(token: DeclaredToken): { file: string | null; secret: { name: string; key: string } | null } {
+  const to = token.deliverTo;
+  if (to !== null && 'secret' in to) return { file: null, secret: { name: to.secret, key: to.key } };
+  return { file: to?.file ?? null, secret: null };
 }
 
 function status(c: PoolContext, token: LiveToken, note: string | null): void {

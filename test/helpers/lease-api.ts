@@ -25,7 +25,7 @@ export interface LeaseApi {
 let made: { key: string; cert: string } | undefined;
 
 /** A self-signed certificate for 127.0.0.1 (an EC key: quick to make), made with openssl in `dir` once per process. */
-function certificate(dir: string): { key: string; cert: string } {
+export function certificate(dir: string): { key: string; cert: string } {
   if (made !== undefined) return made;
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
