@@ -98,7 +98,7 @@ describe('a state dir the repo carries', () => {
       runCli(['--dry-run', '--source-dir', '.', '--organization', ORG, '--api-url', world.url, '--state-dir', stateDir], { cwd: repo.dir, env });
 
     const refused = await run('.policy-pool-sync');
-    assert.notEqual(refused.code, 0);
+    assert.equal(refused.code, 1);
     assert.match(refused.stderr, /the state dir \S*\/\.policy-pool-sync is inside the repo's git work tree .*git tracks 1 file\(s\) in it \(\.policy-pool-sync\/evidence-cache\/example-org-[0-9a-f]{12}\.json\)/);
     assert.match(refused.stderr, /--state-dir \(STATE_DIR, state-dir\) at a folder outside the checkout, or remove those files from the repo \(git rm -r --cached \.policy-pool-sync\)/);
     assert.deepEqual(await world.writes(), [], 'nothing is sent');
