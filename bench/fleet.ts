@@ -8,7 +8,8 @@
  *   writes of one file under way at once (counted in the daemon's process by bench/lib/state-writes.mjs);
  * - the slowest /healthz answer from the moment the daemon listens until every first pass ended (asked every 10 ms);
  * - requests per idle tick per source, from the emulator's request log over the idle window (FLEET_IDLE_SECONDS,
- *   default 65, with the product's default one-minute schedule), and the state writes in it;
+ *   default 60, from FLEET_IDLE_OFFSET_SECONDS (30) past a minute, with the product's default one-minute schedule:
+ *   one tick of each source), and the state writes in it;
  * - peak RSS (VmHWM) and idle RSS at the end of the window, and the idle CPU per minute;
  * - the inotify watches the daemon holds (its /proc/PID/fdinfo), at the end.
  * Run: npm run build && nice node --import tsx bench/fleet.ts
@@ -27,7 +28,8 @@ import { until } from './lib/until.js';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const WRITES = fileURLToPath(new URL('./lib/state-writes.mjs', import.meta.url));
 const SIZES = (process.env['FLEET_SIZES'] ?? '10,50,200,500').split(',').map(Number).filter((n) => n > 0);
-const IDLE_SECONDS = Number(process.env['FLEET_IDLE_SECONDS'] ?? 65);
+const IDLE_SECONDS = Number(process.env['FLEET_IDLE_SECONDS'] ?? 60);
+const IDLE_OFFSET_SECONDS = Number(process.env['FLEET_IDLE_OFFSET_SECONDS'] ?? 30);
 const SCHEDULE = process.env['FLEET_SCHEDULE'] ?? '*/1 * * * *';
 const POLICIES = 20;
 const TOKEN = 'fleet-bench-token';
@@ -142,7 +144,7 @@ async function fleet(size: number): Promise<void> {
     await writeFile(configFile, stringify({ api: { url: emulatorUrl, 'rate-limit': 100_000 }, sources, listen: '127.0.0.1:0', 'state-dir': stateDir }));
     const writesFile = path.join(work, 'writes.json');
     const spawned = performance.now();
-    const daemon = spawn(process.execPath, ['--import', WRITES, CLI, '--config', configFile], {
+    const daemon = spawn(process.execPath, [...(process.env['FLEET_NODE_ARGS']?.split(' ') ?? []), '--import', WRITES, CLI, '--config', configFile], {
       env: {
         PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'info', NO_COLOR: '1', NODE_OPTIONS: imageNodeOptions(),
         PPS_BENCH_STATE_DIR: stateDir, PPS_BENCH_WRITES_FILE: writesFile,
@@ -206,6 +208,11 @@ async function fleet(size: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 1500));
     const startWrites = await stateWrites(writesFile);
 
+    // The idle window starts IDLE_OFFSET_SECONDS past a minute, once the tick's passes (jittered by at most 3 s) are
+    // over, and lasts a minute: it holds one tick of each source with the one-minute schedule.
+    const offsetMs = IDLE_OFFSET_SECONDS * 1000;
+    const startAt = Math.ceil((Date.now() - offsetMs) / 60_000) * 60_000 + offsetMs;
+    await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now())));
     await requests('DELETE');
     const before = sample(pid);
     const idleStart = performance.now();

@@ -1,14 +1,20 @@
 /**
- * A folder watch, closed while chokidar is starting the watch of a folder just added, leaves no `fs.watch` behind:
- * chokidar 5 drops the closer it makes in that gap (paulmillr/chokidar#1482), and the handle would hold the process
- * (a daemon told to stop would never exit).
+ * A local source's folder watch: one fs.watch per folder and none per file, changes seen in folders made after it
+ * started, nothing left open once closed, and the system's limit of watches (ENOSPC, simulated where fs.watch is
+ * called: the real limit is the host's) a clear error that names `fs.inotify.max_user_watches` and the fix.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { watch, type FSWatcher, type WatchListener } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { watchFolderTree } from '../src/source/folder-watcher.js';
+import { WatchLimitError, type StartFolderWatch } from '../src/source/folder-watcher.js';
+import { localSource } from '../src/source/local.js';
 import { tempTree } from './helpers/temp-tree.js';
+
+/** Where the sources' state dir would be: outside their folders (the watch never writes it). */
+const STATE_DIR = path.join(tmpdir(), 'pps-watch-state');
 
 const fsWatches = (): number => process.getActiveResourcesInfo().filter((name) => name === 'FSEventWrap').length;
 
@@ -18,50 +24,84 @@ async function settledFsWatches(): Promise<number> {
   return fsWatches();
 }
 
-type HandleDir = (...args: unknown[]) => Promise<unknown>;
+const TREE = {
+  'policies/a.native': 'main = rule { true }\n',
+  'policies/a.yaml': 'enforcement-level: advisory\n',
+  'policies/cost/b.native': 'main = rule { true }\n',
+  'policies/cost/c.native': 'main = rule { true }\n',
+  'agent-pools/build.yaml': 'organization-scoped: true\n',
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  'README.md': 'docs\n',
+};
 
-describe('a folder watch', () => {
-  it('closed in the gap where chokidar has started a new folder\'s fs.watch but not yet kept its closer, leaves no fs.watch open', async (t) => {
-    const root = await tempTree(t, { 'policies/a.native': 'main = rule { true }\n' });
+/** fs.watch until `allowed` watches are open, then the error Node throws when inotify has no watch left. */
+function limitedTo(allowed: number): { startWatch: StartFolderWatch; started: string[] } {
+  const started: string[] = [];
+  const startWatch = (folder: string, listener: WatchListener<string>): FSWatcher => {
+    if (started.length >= allowed) {
+      throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${folder}'`), { code: 'ENOSPC', errno: -28, syscall: 'watch' });
+    }
+    started.push(folder);
+    return watch(folder, { persistent: true }, listener);
+  };
+  return { startWatch, started };
+}
+
+describe('a local source\'s folder watch', () => {
+  it('holds one fs.watch per folder and none per file, sees a folder made after it started, and leaves nothing open once closed', async (t) => {
+    const root = await tempTree(t, TREE);
     const before = fsWatches();
-    const folder = watchFolderTree(root, { ignoreInitial: true });
-    await new Promise<void>((resolve, reject) => folder.watcher.once('ready', resolve).once('error', reject));
-    assert.ok(fsWatches() > before, 'the watch holds fs.watch handles while open');
+    const bursts: string[][] = [];
+    let burst: () => void = () => undefined;
+    const source = localSource(root, STATE_DIR);
+    const watching = await source.watch((changed) => {
+      bursts.push([...changed]);
+      burst();
+    }, 20);
+    assert.ok(watching !== null);
+    // The root, policies, policies/cost and agent-pools: not .git, and no file.
+    assert.equal(fsWatches() - before, 4);
 
-    // chokidar's close() lands right after _handleDir has made the new folder's watch and before _addToNodeFs keeps it.
-    const handler = (folder.watcher as unknown as { _nodeFsHandler: { _handleDir: HandleDir } })._nodeFsHandler;
-    const handleDir = handler._handleDir.bind(handler);
-    const gap = new Promise<void>((reached) => {
-      handler._handleDir = async (...args: unknown[]) => {
-        const closer = await handleDir(...args);
-        if (typeof closer === 'function' && String(args[0]).endsWith('added')) {
-          void folder.watcher.close();
-          reached();
-        }
-        return closer;
-      };
-    });
-    await mkdir(path.join(root, 'policies', 'added'));
-    await gap;
-
-    await folder.close();
-    assert.equal(await settledFsWatches(), before, 'an fs.watch of the closed watch is still open');
+    const seen = new Promise<void>((resolve) => (burst = resolve));
+    await mkdir(path.join(root, 'policies', 'storage'));
+    await writeFile(path.join(root, 'policies', 'storage', 'd.native'), 'main = rule { true }\n');
+    await seen;
+    const changed = bursts.flat();
+    assert.ok(changed.includes('policies/storage/d.native'), changed.join(', '));
+    const edited = new Promise<void>((resolve) => (burst = resolve));
+    await writeFile(path.join(root, 'policies', 'storage', 'd.native'), 'main = rule { false }\n');
+    await edited;
+    assert.ok(bursts.at(-1)?.includes('policies/storage/d.native'), JSON.stringify(bursts));
+    assert.equal(fsWatches() - before, 5, 'the new folder is watched');
+    await watching.close();
+    assert.equal(await settledFsWatches(), before);
   });
 
-  it('once closed, is not opened again by chokidar watching for a removed file\'s return (its add after close)', async (t) => {
-    const root = await tempTree(t, { 'policies/a.native': 'main = rule { true }\n' });
+  it('past the system\'s limit of watches fails at start with an error naming fs.inotify.max_user_watches and the fix, and leaves nothing open', async (t) => {
+    const root = await tempTree(t, TREE);
     const before = fsWatches();
-    const folder = watchFolderTree(root, { ignoreInitial: true });
-    await new Promise<void>((resolve, reject) => folder.watcher.once('ready', resolve).once('error', reject));
-    await folder.close();
-    // What chokidar's _remove does for an unlink event still queued when the watch closed: watch the folder above for
-    // the file's return. chokidar's add sets closed back to false and starts an fs.watch there.
-    folder.watcher.add(path.join(root, 'policies'));
-    try {
-      assert.equal(folder.watcher.closed, true, 'chokidar opened the closed watch again');
-      assert.equal(await settledFsWatches(), before, 'an fs.watch was opened after the watch closed');
-    } finally {
-      await folder.watcher.close();
-    }
+    const { startWatch, started } = limitedTo(2);
+    const failure = await localSource(root, STATE_DIR, { startWatch }).watch(() => undefined).then(() => null, (error: unknown) => error);
+    assert.ok(failure instanceof WatchLimitError, String(failure));
+    assert.match(failure.message, /^cannot watch .+: the system's limit of file watches is reached \(fs\.inotify\.max_user_watches = (\d+|its value),/);
+    assert.match(failure.message, /sysctl -w fs\.inotify\.max_user_watches=524288/);
+    assert.match(failure.message, /synced on its schedule/);
+    assert.equal(started.length, 2);
+    assert.equal(await settledFsWatches(), before, 'the watches it opened are closed');
+  });
+
+  it('a folder added past the limit ends the watch and says why: the source goes on with its schedule', async (t) => {
+    const root = await tempTree(t, TREE);
+    const before = fsWatches();
+    const { startWatch } = limitedTo(4);
+    let failedWith: (error: Error) => void = () => undefined;
+    const failed = new Promise<Error>((resolve) => (failedWith = resolve));
+    const watching = await localSource(root, STATE_DIR, { startWatch }).watch(() => undefined, 20, (error) => failedWith(error));
+    t.after(() => watching?.close());
+    await mkdir(path.join(root, 'policies', 'more'));
+    const error = await failed;
+    assert.ok(error instanceof WatchLimitError);
+    assert.match(error.message, /fs\.inotify\.max_user_watches/);
+    assert.equal(await settledFsWatches(), before, 'the watch closed');
   });
 });

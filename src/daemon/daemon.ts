@@ -9,6 +9,7 @@ import { startDaemonServer, type HttpLimits } from '../server/http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
+import { staggeredStartUp, type StartUp } from './start-up.js';
 import { readiness } from '../server/status.js';
 import type { SourceStatus } from '../operations/source-status.js';
 import { handleWebhook } from '../server/webhook.js';
@@ -147,7 +148,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
   if (election !== null) election.advertise(leaderAddress(config, server.origin));
-  startPasses(election, runners, metrics, options.takeoverSettleMs ?? TAKEOVER_SETTLE_MS);
+  const startUp = startPasses(election, runners, metrics, options.takeoverSettleMs ?? TAKEOVER_SETTLE_MS);
 
   return {
     origin: server.origin,
@@ -158,10 +159,12 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       runner.trigger(reason);
     },
     async whenIdle() {
+      await startUp.done;
       await Promise.all([...runners.values()].map((r) => r.whenIdle()));
     },
     async stop() {
       accepting = false;
+      startUp.stop();
       const graceSeconds = config.shutdownTimeoutSeconds;
       logger.info({ graceSeconds }, 'shutting down: no new triggers or changes; finishing the changes under way');
       await stopRunners(graceSeconds * 1000);
@@ -225,13 +228,20 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
 }
 
 /**
- * The start-up pass of every source: at once, or, with leader election, each time this replica gains the lease, and
- * once more `settleMs` later, while it still leads: a request the previous leader had on the wire can land until then.
+ * The start of every source, spread (start-up.ts): its folder watch, and its start-up pass: at once, or, with leader
+ * election, each time this replica gains the lease, and once more `settleMs` later, while it still leads: a request
+ * the previous leader had on the wire can land until then.
  */
-function startPasses(election: Elector | null, runners: ReadonlyMap<string, SourceRunner>, metrics: DaemonMetrics, settleMs: number): void {
+function startPasses(election: Elector | null, runners: ReadonlyMap<string, SourceRunner>, metrics: DaemonMetrics, settleMs: number): StartUp {
   if (election === null) {
-    for (const runner of runners.values()) runner.trigger('start-up');
-    return;
+    return staggeredStartUp([...runners.values()].map((runner) => ({
+      periodMs: runner.periodMs(),
+      async start() {
+        await runner.watch();
+        runner.trigger('start-up');
+        await runner.whenIdle();
+      },
+    })));
   }
   let settle: NodeJS.Timeout | null = null;
   election.onLeadingChange((now) => {
@@ -248,6 +258,7 @@ function startPasses(election: Elector | null, runners: ReadonlyMap<string, Sour
     settle.unref();
   });
   election.start();
+  return staggeredStartUp([...runners.values()].map((runner) => ({ periodMs: runner.periodMs(), start: () => runner.watch() })));
 }
 
 /** How long a stop waits for queued notifications. */

@@ -5,6 +5,8 @@ import { scheduleCron } from '../cron.js';
 export interface Schedule {
   /** The next tick (before jitter), or null. */
   nextRun(): Date | null;
+  /** The time between the next two ticks (before jitter), or null. */
+  periodMs(): number | null;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export function startSchedule(options: ScheduleOptions): Schedule {
   );
   return {
     nextRun: () => job.nextRun(),
+    periodMs: () => periodOf(job),
     stop() {
       for (const timer of pending) clearTimeout(timer);
       pending.clear();
@@ -47,8 +50,11 @@ export function startSchedule(options: ScheduleOptions): Schedule {
   };
 }
 
-function jitterBound(job: Cron, maxJitterMs: number): number {
+function periodOf(job: Cron): number | null {
   const [first, second] = job.nextRuns(2);
-  if (first === undefined || second === undefined) return 0;
-  return Math.min(maxJitterMs, (second.getTime() - first.getTime()) / 10);
+  return first === undefined || second === undefined ? null : second.getTime() - first.getTime();
+}
+
+function jitterBound(job: Cron, maxJitterMs: number): number {
+  return Math.min(maxJitterMs, (periodOf(job) ?? 0) / 10);
 }

@@ -61,6 +61,10 @@ export interface SourceRunnerOptions {
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
 export interface SourceRunner {
   source: SourceConfig;
+  /** Starts the folder watch of a local source (once; later calls answer the same promise); resolves once it is ready or could not start. */
+  watch(): Promise<void>;
+  /** The time between the schedule's first two ticks, or null. */
+  periodMs(): number | null;
   trigger(reason: TriggerReason): void;
   /** What /status shows; with `history`, the last passes too, newest first. */
   status(options?: { history?: boolean }): SourceStatus;
@@ -123,15 +127,28 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   });
 
   const schedule: Schedule = startSchedule({ name: source.name, expression: source.schedule, onTick: () => loop.trigger('schedule'), logger: options.logger });
+  // The folder watch starts when the daemon starts this source (`watch`), not before it listens: with many sources its
+  // set-up is spread with their start-up passes.
   let watch: SourceWatch | null = null;
-  try {
-    watch = await repo.watch(() => loop.trigger('file-change'), options.watchDebounceMs);
-  } catch (error) {
-    log.warn({ path: source.path, error: safeErrorMessage(error) }, 'cannot watch the source folder; only the schedule triggers passes');
-  }
+  let watching: Promise<void> | null = null;
+  let stopping = false;
+  const startWatch = async (): Promise<void> => {
+    try {
+      const started = await repo.watch(() => loop.trigger('file-change'), options.watchDebounceMs, (error) => {
+        watch = null;
+        log.warn({ path: source.path, error: safeErrorMessage(error) }, 'the source folder is no longer watched; only the schedule triggers passes');
+      });
+      if (stopping) await started?.close();
+      else watch = started;
+    } catch (error) {
+      log.warn({ path: source.path, error: safeErrorMessage(error) }, 'cannot watch the source folder; only the schedule triggers passes');
+    }
+  };
 
   return {
     source,
+    watch: () => (watching ??= startWatch()),
+    periodMs: () => schedule.periodMs(),
     trigger: (reason) => loop.trigger(reason),
     status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true, options.apiProblem?.() ?? null),
     whenIdle: () => loop.whenIdle(),
@@ -156,7 +173,9 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       metrics.fighting(source.name, 0);
     },
     async stop(graceMs) {
+      stopping = true;
       await schedule.stop();
+      await watching;
       await watch?.close();
       await loop.stop(graceMs);
       ctx.waiters.close();

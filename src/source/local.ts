@@ -1,22 +1,27 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isDeclaredPath, SET_CONFIG_FILES, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
-import { watchFolderTree } from './folder-watcher.js';
+import { watchFolderTree, type StartFolderWatch } from './folder-watcher.js';
 import { refuseStateDirInRepo } from './state-dir-guard.js';
 import type { Source, SourceWatch } from './types.js';
 
+export interface LocalSourceOptions {
+  /** How one folder's `fs.watch` starts. @default fs.watch */
+  startWatch?: StartFolderWatch;
+}
+
 /**
- * A local folder, read where it is; a watch on it triggers passes. Each checkout refuses a state dir the folder's git
- * work tree tracks files in (`state-dir-guard.ts`).
+ * A local folder, read where it is; a watch of its folders (one per folder, none per file) triggers passes. Each
+ * checkout refuses a state dir the folder's git work tree tracks files in (`state-dir-guard.ts`).
  */
-export function localSource(dir: string, stateDir: string): Source {
+export function localSource(dir: string, stateDir: string, options: LocalSourceOptions = {}): Source {
   return {
     kind: 'path',
     checkout: async () => {
       await refuseStateDirInRepo(dir, stateDir);
       return { dir, revision: null };
     },
-    watch: (onChange, debounceMs) => watchFolder(dir, onChange, debounceMs),
+    watch: (onChange, debounceMs, onFailed) => watchFolder(dir, { onChange, debounceMs, onFailed, startWatch: options.startWatch }),
   };
 }
 
@@ -27,21 +32,32 @@ function isUnwatchedPath(root: string, file: string): boolean {
   return relative.split(path.sep).some((segment) => segment.startsWith('.') && segment !== SYNCIGNORE_FILE);
 }
 
+interface WatchFolderOptions {
+  onChange(changed: readonly string[]): void;
+  debounceMs: number | undefined;
+  onFailed: ((error: Error) => void) | undefined;
+  startWatch: StartFolderWatch | undefined;
+}
+
 /**
  * Watches a local source folder and calls `onChange` once per burst of changes to declared files (policy code and
  * settings, pool files, `.syncignore`, and the folders holding them), `debounceMs` after the last one, with their paths. Files that
  * cannot change the declared state (a README, a mock, anything `.syncignore` leaves out) trigger nothing.
- * Resolves once the initial scan is done, so changes made after that are seen.
+ * Resolves once every folder is watched, so changes made after that are seen; rejects when one cannot be (the
+ * system's limit of watches: folder-watcher.ts says which and how to raise it).
  */
-async function watchFolder(root: string, onChange: (changed: readonly string[]) => void, debounceMs = 300): Promise<SourceWatch> {
+async function watchFolder(root: string, options: WatchFolderOptions): Promise<SourceWatch> {
+  const debounceMs = options.debounceMs ?? 300;
   let filter = await watchPathFilter(root);
   let timer: NodeJS.Timeout | null = null;
   const changed = new Set<string>();
   let rules: Promise<void> = Promise.resolve();
-  const { watcher, close } = watchFolderTree(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
-  watcher.on('all', (event, file) => {
+  const stopTimer = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+  };
+  const onChange = (file: string, isDirectory: boolean) => {
     const rel = path.relative(root, file).split(path.sep).join('/');
-    const isDirectory = event === 'addDir' || event === 'unlinkDir';
     if (rel === SYNCIGNORE_FILE) {
       // Later events are judged by the new rules; this change itself always counts.
       rules = watchPathFilter(root).then((next) => void (filter = next), () => undefined);
@@ -49,30 +65,29 @@ async function watchFolder(root: string, onChange: (changed: readonly string[]) 
       return;
     }
     changed.add(rel);
-    if (timer !== null) clearTimeout(timer);
+    stopTimer();
     timer = setTimeout(() => {
       timer = null;
       const burst = [...changed].sort();
       changed.clear();
       // Reported once the rules of a changed .syncignore are in force: what comes after the burst is judged by them.
-      void rules.then(() => onChange(burst));
+      void rules.then(() => options.onChange(burst));
     }, debounceMs);
+  };
+  const watch = await watchFolderTree(root, {
+    ignored: (file) => isUnwatchedPath(root, file),
+    onChange,
+    onFailed: (error) => {
+      stopTimer();
+      options.onFailed?.(error);
+    },
+    ...(options.startWatch === undefined ? {} : { startWatch: options.startWatch }),
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      watcher.once('ready', () => resolve());
-      watcher.once('error', reject);
-    });
-  } catch (error) {
-    // A watch that fails before it is ready is closed here: nobody else holds it.
-    await close();
-    throw error;
-  }
   return {
-    async close() {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      await close();
+    close() {
+      stopTimer();
+      watch.close();
+      return Promise.resolve();
     },
   };
 }

@@ -21,7 +21,8 @@ export interface Source {
   /**
    * Calls `onChange` once per burst of changes to files that can change the declared state, `debounceMs` after the
    * last one, with the paths of that burst (relative to the source, sorted). Resolves with null for a source that
-   * cannot be watched (git: its pushes arrive by webhook).
+   * cannot be watched (git: its pushes arrive by webhook, and its checkout is never watched). Rejects when the folder
+   * cannot be watched (the system's limit of watches reached); `onFailed` is told when a watch that started ends so.
    */
-  watch(onChange: (changed: readonly string[]) => void, debounceMs?: number): Promise<SourceWatch | null>;
+  watch(onChange: (changed: readonly string[]) => void, debounceMs?: number, onFailed?: (error: Error) => void): Promise<SourceWatch | null>;
 }
