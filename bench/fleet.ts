@@ -1,7 +1,7 @@
 /**
  * A fleet on one daemon: for N = 10, 50, 200 and 500 (FLEET_SIZES=10,50 to choose), the emulator (a child process,
  * every limit off: `rate-limit: 0`) holds N organizations, and one daemon (the built CLI, with the image's
- * NODE_OPTIONS) syncs N local sources, one per organization, each declaring 20 policies, one policy set (YAML) that
+ * NODE_OPTIONS) syncs N local sources, one per organization, each declaring 20 policies (FLEET_POLICIES), one policy set (YAML) that
  * they all name and two agent pools (one with agent clean-up). Prints for each N:
  * - the time from spawn to listening, and to every source's first pass;
  * - the state dir's file writes of those first passes, per folder (code cache, evidence cache, history), and the most
@@ -31,7 +31,8 @@ const SIZES = (process.env['FLEET_SIZES'] ?? '10,50,200,500').split(',').map(Num
 const IDLE_SECONDS = Number(process.env['FLEET_IDLE_SECONDS'] ?? 60);
 const IDLE_OFFSET_SECONDS = Number(process.env['FLEET_IDLE_OFFSET_SECONDS'] ?? 30);
 const SCHEDULE = process.env['FLEET_SCHEDULE'] ?? '*/1 * * * *';
-const POLICIES = 20;
+/** Policies per source (FLEET_POLICIES=20000 FLEET_SIZES=1 FLEET_IDLE_SECONDS=600: the one-organization memory case). */
+const POLICIES = Number(process.env['FLEET_POLICIES'] ?? 20);
 const TOKEN = 'fleet-bench-token';
 
 /** NODE_OPTIONS as the image sets them (the Dockerfile's ENV), or FLEET_NODE_OPTIONS. */
@@ -50,10 +51,14 @@ async function writeSource(dir: string, index: number): Promise<void> {
   await mkdir(path.join(dir, 'policy-sets'), { recursive: true });
   await mkdir(path.join(dir, 'agent-pools'), { recursive: true });
   const writes: Array<Promise<void>> = [];
+  // At most 100 policies a folder, as bench/lib/generate.ts writes them.
   for (let p = 0; p < POLICIES; p += 1) {
-    const name = `policy-${String(p).padStart(2, '0')}`;
-    writes.push(writeFile(path.join(dir, 'policies', `${name}.native`), policyCode(index * POLICIES + p)));
-    writes.push(writeFile(path.join(dir, 'policies', `${name}.yaml`), 'enforcement-level: advisory\npolicy-sets: [fleet]\n'));
+    const folder = path.join(dir, 'policies', `group-${String(Math.floor(p / 100)).padStart(3, '0')}`);
+    if (p % 100 === 0) await mkdir(folder, { recursive: true });
+    const name = `policy-${String(p).padStart(5, '0')}`;
+    writes.push(writeFile(path.join(folder, `${name}.native`), policyCode(index * POLICIES + p)));
+    writes.push(writeFile(path.join(folder, `${name}.yaml`), 'enforcement-level: advisory\npolicy-sets: [fleet]\n'));
+    if (writes.length > 2000) await Promise.all(writes.splice(0));
   }
   writes.push(writeFile(path.join(dir, 'policy-sets', 'fleet.yaml'), 'description: the fleet benchmark set\nglobal: true\n'));
   writes.push(writeFile(path.join(dir, 'agent-pools', 'build.yaml'), 'organization-scoped: true\n'));
@@ -202,6 +207,10 @@ async function fleet(size: number): Promise<void> {
     }, 1_800_000, 100), exited]);
     polling = false;
     await poller;
+    // The daemon's own figure of its event loop (prom-client's monitor, since it started): what it held the loop, apart
+    // from the time the host's other processes held the cores.
+    const metrics = await (await fetch(`${listening}/metrics`)).text();
+    const lag = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(metrics)?.[1] ?? NaN) * 1000;
     const allDone = Math.max(...firstPass.values());
     const firstPassSeconds = [...firstPass.values()].map((t) => (t - spawned) / 1000).sort((a, b) => a - b);
     // The writes the first passes asked for land shortly after they end.
@@ -232,7 +241,7 @@ async function fleet(size: number): Promise<void> {
     console.log(`  listening ${((listenedAt - spawned) / 1000).toFixed(1)} s after spawn; first /healthz answer ${firstAnswer === null ? 'none' : `${firstAnswer.toFixed(0)} ms`} after listening`);
     console.log(`  first passes: all ended ${((allDone - spawned) / 1000).toFixed(1)} s after spawn (median ${firstPassSeconds[Math.floor(size / 2)]?.toFixed(1)} s)${failed.size > 0 ? `; ${failed.size} failed` : ''}`);
     console.log(`  state writes of the first passes: ${writesText(startWrites)}; most writes of one file at once: ${startWrites.mostAtOnce}`);
-    console.log(`  slowest /healthz from listening to the last first pass: ${slowest.toFixed(0)} ms (${asked} answers)`);
+    console.log(`  slowest /healthz from listening to the last first pass: ${slowest.toFixed(0)} ms (${asked} answers); the daemon's event loop delay: max ${lag('nodejs_eventloop_lag_max_seconds').toFixed(0)} ms, p99 ${lag('nodejs_eventloop_lag_p99_seconds').toFixed(0)} ms`);
     console.log(`  idle: ${ticks} ticks in ${idleSeconds.toFixed(0)} s, ${logged.length} requests: ${ticks === 0 ? '-' : (logged.length / ticks).toFixed(2)} per source per tick`);
     for (const [shape, n] of [...byPath].sort((a, b) => b[1] - a[1])) console.log(`    ${ticks === 0 ? n : (n / ticks).toFixed(2)} x ${shape}`);
     console.log(`  idle state writes: ${writesText(idleWrites, startWrites)}`);
