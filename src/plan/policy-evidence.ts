@@ -11,7 +11,8 @@ import { byCodeUnit } from '../order.js';
  * enforced at their level are not raised, and left out): most failing workspaces first, then by name.
  */
 export function withPolicyEvidence(change: ChangeEvidence, evidence: Evidence, policies: readonly TightenedPolicy[], inScope: readonly string[]): ChangeEvidence {
-  if (policies.length < 2) return change;
+  // With one policy, or no run in scope that evaluated any, there is nothing more to say per policy.
+  if (policies.length < 2 || change.evaluated === 0) return change;
   const already = change.already_enforced ?? [];
   const names = new Map(evidence.workspaces.map((w) => [w.id, w.name]));
   const raised = policies.filter((p) => !already.some((a) => a.policy === p.name));
