@@ -94,6 +94,15 @@ describe('policy sets scoped by workspace tags', () => {
       'the sandbox is excluded by its tag, web-dev is not env:prod');
   });
 
+  it('a workspace tagged since (go-tfe\'s AddTagBindings) is among the matches of the next plan', async () => {
+    const world = fixture.world;
+    const tagged = await world.call('PATCH', '/workspaces/ws-WebDev0000001/tag-bindings', { body: { data: [{ type: 'tag-bindings', attributes: { key: 'env', value: 'prod' } }] } });
+    assert.equal(tagged.status, 200, tagged.text);
+    assert.deepEqual((tagged.json as { data: Array<{ attributes: { key: string; value: string } }> }).data.map((b) => `${b.attributes.key}:${b.attributes.value}`), ['env:prod', 'team:']);
+    const plan = await world.cli('--dry-run', await fixture.repo(repo('{ include: ["env:prod"], match: all }')));
+    assert.match(plan.stdout, /# "env:prod \(match all\)" matched app-prod, data-prod, sandbox, web-dev today/);
+  });
+
   it('refuses tags.include beside workspaces or projects, and beside global, naming the file, before any request', async () => {
     const world = fixture.world;
     await world.clearRequests();

@@ -4,7 +4,7 @@
  * `search[wildcard-name]` (`*` as prefix, suffix or both; without one, the whole name), 100 a page at most. Projects:
  * `filter[names]` (whole names, comma-separated, any case) and `q` (a part of the name).
  */
-import { badRequest, type Reply } from './http.js';
+import { badRequest, invalid, isObject, JSON_API, notFound, readJsonBody, type Reply } from './http.js';
 import { requireOrg } from './lookups.js';
 import { paginate } from './pagination.js';
 import { entitlementResource, projectResource, workspaceResource } from './policy-set-documents.js';
@@ -14,6 +14,7 @@ import type { OrgRecord } from './store.js';
 export const organizationRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/workspaces', handler: listWorkspaces },
   { method: 'GET', pattern: '/organizations/:org/projects', handler: listProjects },
+  { method: 'PATCH', pattern: '/workspaces/:id/tag-bindings', handler: addTagBindings },
   { method: 'GET', pattern: '/organizations/:org/entitlement-set', handler: (ctx) => ({ status: 200, body: { data: entitlementResource(requireOrg(ctx.store, ctx.params.org)) } }) },
 ];
 
@@ -41,6 +42,33 @@ function listWorkspaces(ctx: Context): Reply {
   const data = page.items.map(([id, name]) => (withTags ? { ...workspaceResource(org, id, name), ...tagRelationship(org, id) } : workspaceResource(org, id, name)));
   const included = withTags ? page.items.flatMap(([id]) => tagBindings(org, id)) : [];
   return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination }, ...(withTags ? { included } : {}) } };
+}
+
+/**
+ * go-tfe's `Workspaces.AddTagBindings`: `{"data": [{"type": "tag-bindings", "attributes": {"key", "value"}}]}` adds
+ * tags, or gives a key already there the value sent; answers the workspace's bindings. What tests and the scaffold of
+ * go-tfe's tests tag workspaces with (the seed's `tags:` otherwise).
+ */
+async function addTagBindings(ctx: Context): Promise<Reply> {
+  const id = ctx.params.id ?? '';
+  const org = [...ctx.store.orgs.values()].find((o) => o.workspaces.has(id));
+  if (org === undefined) throw notFound();
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const data = isObject(body) ? body.data : undefined;
+  if (!Array.isArray(data) || data.length === 0) throw invalid('at least one tag binding is required', '/data');
+  const tags = [...(org.workspaceTags.get(id) ?? [])];
+  for (const [index, entry] of data.entries()) {
+    const attributes = isObject(entry) && isObject(entry.attributes) ? entry.attributes : {};
+    const { key, value } = attributes;
+    if (typeof key !== 'string' || key === '' || (value !== undefined && value !== null && typeof value !== 'string')) throw invalid('a tag binding is {"key": KEY, "value": VALUE}', `/data/${index}`);
+    const tag = { key, value: typeof value === 'string' && value !== '' ? value : null };
+    const at = tags.findIndex((t) => t.key === key);
+    if (at >= 0) tags[at] = tag;
+    else tags.push(tag);
+  }
+  org.workspaceTags.set(id, tags);
+  const bindings = tags.map((tag, index) => ({ id: `tb-${id.slice(3)}${index}`, type: 'tag-bindings', attributes: { key: tag.key, value: tag.value ?? '' } }));
+  return { status: 200, body: { data: bindings } };
 }
 
 function tagBindings(org: OrgRecord, workspaceId: string): Array<Record<string, unknown>> {
