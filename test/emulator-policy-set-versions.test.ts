@@ -69,7 +69,10 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.equal((await upload(version, archive, { 'content-type': 'application/x-tar' })).status, 415);
       assert.equal((await upload(version, archive)).status, 200);
       assert.equal((await upload(version, archive)).status, 404, 'the link takes one archive');
-      assert.deepEqual((await t.organization(ORG))['policy-sets'].find((s) => s.id === set)?.versions, [{ id: version.id, status: 'ingressing (then ready)', 'error-message': null }]);
+      assert.deepEqual((await t.organization(ORG))['policy-sets'].find((s) => s.id === set)?.versions, [{
+        id: version.id, status: 'ingressing (then ready)', 'error-message': null,
+        policies: [{ name: 'one', level: 'soft-mandatory' }, { name: 'two', level: 'advisory' }],
+      }]);
       const ready = await settled(version.id);
       assert.equal(ready.attributes.status, 'ready');
       assert.equal(ready.attributes['error-message'], null);

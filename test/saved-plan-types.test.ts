@@ -107,10 +107,10 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       } satisfies Keys<LivePolicySetRef>],
       ['policySetSpec', keysOf(defs['policySetSpec']!), {
         kind: 'required', settingsFile: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
-        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required', tags: 'optional',
+        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required', tags: 'optional', rollout: 'optional',
       } satisfies Keys<PolicySetSpec>],
       ['setContent', keysOf(defs['setContent']!), {
-        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required', levels: 'optional',
+        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required', levels: 'optional', held: 'optional',
       } satisfies Keys<SetContent>],
       ['policy-set change', changeKeys('policy-set'), {
         ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional', scope: 'optional',

@@ -86,7 +86,7 @@ export async function updatePolicySet(change: PolicySetChange, options: ApplyOpt
   const input: UpdatePolicySetInput = {};
   if (change.fields['parameters'] !== undefined) await syncParameters(id, change, change.live?.parameters ?? [], options);
   const marked = change.fields['parameters'] !== undefined && declared.sensitiveDigest !== null;
-  if (change.fields['description'] !== undefined || change.adoptMarker || change.uploadContent || marked) {
+  if (change.fields['description'] !== undefined || change.fields['rollout'] !== undefined || change.adoptMarker || change.uploadContent || marked) {
     input.description = describe(change, ready ?? recordedVersion(change), options);
   }
   if (change.fields['global'] !== undefined) input.global = declared.global;
@@ -143,10 +143,12 @@ async function moveScope(change: PolicySetChange, options: ApplyOptions): Promis
  */
 function describe(change: PolicySetChange, ready: Pick<PolicySetVersion, 'id'> | null, options: ApplyOptions): string | null {
   const description = change.declared?.description ?? null;
-  if (options.ownership !== 'marker') return description;
+  // A set's rollout is kept in its marker, where any runner finds it: under `ownership: organization` too.
+  const rollout = change.declared?.rollout ?? null;
+  if (options.ownership !== 'marker' && rollout === null) return description;
   const digest = change.declared?.content?.digest;
   const content = digest === undefined || ready === null ? null : { digest, version: ready.id };
-  return withMarker(description, options.source, { content, sensitive: change.declared?.sensitiveDigest ?? null });
+  return withMarker(description, options.source, { content, sensitive: change.declared?.sensitiveDigest ?? null, rollout });
 }
 
 /** The declared parameters made so: each created or updated (a sensitive one always sent again), the others deleted. */

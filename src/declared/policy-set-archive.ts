@@ -45,6 +45,11 @@ export interface PackPlace {
   maxGzipBytes: number;
   /** The folder, relative to the root, as problems name it. */
   folder: string;
+  /**
+   * One file (its path in the folder) whose bytes the archive holds rewritten: a set's config file with the levels its
+   * rollout holds back. The digest and the files listed are always of the bytes as they are in the folder.
+   */
+  rewrite?: { path: string; bytes: (declared: Buffer) => Buffer };
 }
 
 /** A fixed time (2000-01-01T00:00:00Z) for every entry: a checkout's times never change the bytes. */
@@ -130,6 +135,7 @@ async function packFile(
     // become a link out of the folder since (and the upload packs again, long after the plan).
     if (!isInside(place.realFolder, file.real)) return { problem: { file: file.rel, message: `resolves outside the policy set's folder ${place.folder}` } };
     if (opened.size !== file.size) return { problem: changed(file) };
+    if (place.rewrite?.path === file.path) return await packRewritten(pack, file, opened, place.rewrite.bytes);
     const header = { name: file.path, size: opened.size, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const };
     let entry!: ReturnType<typeof pack.entry>;
     const done = new Promise<void>((resolve, reject) => {
@@ -155,6 +161,23 @@ async function packFile(
   } finally {
     closeSync(opened.fd);
   }
+}
+
+/** A small file (a set's config file) read whole, its digest of the bytes read, the archive holding them rewritten. */
+async function packRewritten(
+  pack: ReturnType<typeof tar.pack>, file: ArchiveFile, opened: { fd: number; size: number }, rewrite: (declared: Buffer) => Buffer,
+): Promise<{ sha256: string; size: number } | { problem: SourceProblem }> {
+  const whole = Buffer.alloc(opened.size);
+  const length = opened.size === 0 ? 0 : fillFrom(opened.fd, whole);
+  if (length !== opened.size || fillFrom(opened.fd, Buffer.alloc(1)) !== 0) return { problem: changed(file) };
+  const scan = createCodeScan();
+  scan.update(whole);
+  const scanned = scan.finish();
+  const bytes = rewrite(whole);
+  await new Promise<void>((resolve, reject) => {
+    pack.entry({ name: file.path, size: bytes.length, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, bytes, (error) => (error ? reject(error) : resolve()));
+  });
+  return { sha256: scanned.utf8 ? scanned.codeDigest : scanned.fileSha256, size: scanned.bytes };
 }
 
 function changed(file: ArchiveFile): SourceProblem {

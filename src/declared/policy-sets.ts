@@ -1,14 +1,14 @@
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { KeyPath } from '../yaml/index.js';
-import { parseTag, type PolicyKind, type TagSelector } from '../model.js';
+import { parseTag, type PolicyKind, type RolloutSpec, type TagSelector } from '../model.js';
 import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { SET_CONFIG_FILES } from './policy-set-config.js';
 import { readSetContent } from './policy-set-content.js';
 import { SET_SETTINGS_FILE } from './policy-set-files.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
-import { readMemberEnforcement } from './policy-settings.js';
+import { readMemberEnforcement, readRollout, type RawRollout } from './policy-settings.js';
 import type { SensitiveContext } from './sensitive-values.js';
 import { readParameters } from './policy-set-parameters.js';
 import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter, SetTags } from './types.js';
@@ -79,16 +79,28 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, context: Sens
   const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
-  for (const key of ['enforcement-level', 'rollout'].filter((k) => settings.values[k] !== undefined)) {
-    problems.push(withFile(entry.settings!.rel, settings.lineOf([key]), `${key} is not allowed here: a versioned set's levels are its policies' enforcement_level in ${path.posix.basename(entry.config.rel)}`));
+  if (settings.values['enforcement-level'] !== undefined) {
+    problems.push(withFile(entry.settings!.rel, settings.lineOf(['enforcement-level']), `enforcement-level is not allowed here: a versioned set's levels are its policies' enforcement_level in ${path.posix.basename(entry.config.rel)}`));
   }
+  const rollout = versionedRollout(settings.values['rollout'], kind);
+  if (typeof rollout === 'string') problems.push(withFile(entry.settings!.rel, settings.lineOf(['rollout']), rollout));
   const read = await readSetContent(entry, realRoot);
   problems.push(...read.problems);
   if (problems.length > 0 || read.content === null) return { set: null, problems };
   const where = {
     file: entry.settings?.rel ?? entry.folder, settingsFile: entry.settings?.rel ?? null, folder: entry.folder, defaultName: path.posix.basename(entry.folder),
   };
-  return finishSet(where, kind, settings, read.content, context);
+  const finished = finishSet(where, kind, settings, read.content, context);
+  return finished.set === null || rollout === null ? finished : { ...finished, set: { ...finished.set, rollout: rollout as RolloutSpec } };
+}
+
+/**
+ * A versioned set's `rollout:` (policy-set.yaml), for each policy its config file raises to a level stricter than its
+ * start: checked as a policy's, its start below the kind's strictest level; a string says what is wrong; null: none.
+ */
+function versionedRollout(raw: unknown, kind: PolicyKind): RolloutSpec | string | null {
+  if (raw === undefined) return null;
+  return readRollout(raw as RawRollout, kind, kind === 'opa' ? 'mandatory' : 'hard-mandatory', 'versioned policy set');
 }
 
 function readYamlSet(file: FoundFile, realRoot: string, context: SensitiveContext): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {

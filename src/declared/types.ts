@@ -118,6 +118,12 @@ export interface SetContent {
   modules: number;
   /** Each policy the config file declares with its level (`enforcement_level`, advisory when absent); absent in plans saved before. */
   levels?: Array<{ name: string; level: string }>;
+  /**
+   * The levels the uploaded version holds back while the set's rollout holds them (plan/set-rollout.ts): each such
+   * policy's name and the start level the upload gives it in place of its declared one, sorted by name. Absent or
+   * empty: the upload is the folder as declared. The digest and files above are always the folder's as declared.
+   */
+  held?: Array<{ name: string; level: EnforcementLevel }>;
 }
 
 /** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */
@@ -176,6 +182,19 @@ export interface DeclaredPolicySet {
    * (member-enforcement.ts); absent or null: it declares neither. Never part of the set's own spec.
    */
   members?: MemberEnforcement | null;
+  /** A versioned set's `rollout:` (policy-set.yaml) for the policies its config file raises; absent or null: none. */
+  rollout?: RolloutSpec | null;
+  /** What the set's marker must record of its rollout (plan/set-rollout.ts); absent: it has none. */
+  rolloutRecord?: SetRolloutRecord | null;
+}
+
+/**
+ * A versioned set's rollout as its marker records it: which rollout (its block and the folder's digest), when it
+ * began, held or promoted, and which of its raised policies are still held (a bitmap, hex, over the policies of the
+ * config file at a level stricter than the start, sorted by name).
+ */
+export interface SetRolloutRecord extends RolloutRecord {
+  held: string | null;
 }
 
 /** The level (and rollout) a YAML set gives its members. */

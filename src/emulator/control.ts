@@ -167,6 +167,8 @@ function policySetState(store: Store, set: PolicySetRecord, nativeKind: NativeKi
       id: version.id,
       status: version.outcome !== null && version.status === 'ingressing' ? `ingressing (then ${version.outcome.status})` : version.status,
       'error-message': version.outcome?.errorMessage ?? version.errorMessage,
+      // The policies its config file declares, at the levels it gives them: what the service enforces once it is current.
+      policies: (version.outcome?.policies ?? []).map((p) => ({ name: p.name, level: p.level })),
     })),
     parameters: [...set.parameters.values()].map((parameter) => ({ key: parameter.key, value: parameter.value, sensitive: parameter.sensitive })),
   };

@@ -15,6 +15,7 @@ import type { Resolved } from '../plan/names.js';
 import { pairResources, type Pairing } from '../plan/pairs.js';
 import { planPairs } from '../plan/plan.js';
 import { livePolicyOf, rolloutsInProgress, withRollouts } from '../plan/rollout.js';
+import { setRolloutsInProgress, withSetRollouts } from '../plan/set-rollout.js';
 import { inScope, policyScopes, tightenings, withEvidence } from '../plan/tightening.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { count } from '../plural.js';
@@ -58,7 +59,9 @@ export async function planWithEvidence(input: EvidencePlanInput): Promise<{ plan
   const { declared, live, options, names } = input;
   const draft = planPairs(pairResources(declared, live, options), declared, live, options, names);
   const evidence = await readEvidence(input, draft);
-  const rolled = withRollouts(declared, live, evidence, options.now);
+  const policyRolled = withRollouts(declared, live, evidence, options.now);
+  const setRolled = withSetRollouts(policyRolled.declared, live, evidence, options.now);
+  const rolled = { declared: setRolled.declared, rollouts: [...policyRolled.rollouts, ...setRolled.rollouts] };
   const pairing = rolled.rollouts.length === 0 && rolled.declared === declared ? null : pairResources(rolled.declared, live, options);
   const final = pairing === null ? draft : planPairs(pairing, rolled.declared, live, options, names);
   const plan = withEvidence(final, tightenings(draft.changes, declared, live), evidence);
@@ -74,7 +77,8 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const { declared, live, settings, options } = input;
   const found = tightenings(draft.changes, declared, live);
   const rolling = rolloutsInProgress(declared, live);
-  if (found.length === 0 && rolling.length === 0) return null;
+  const setRolling = setRolloutsInProgress(declared, live);
+  if (found.length === 0 && rolling.length === 0 && setRolling.length === 0) return null;
   const window = windowWords(settings.windowMs);
   let workspaces: EvidenceWorkspace[];
   try {
@@ -93,6 +97,10 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
     const current = livePolicyOf(policy, live);
     starts.push(markerRollout(current?.description ?? null)?.startedAt ?? options.now);
     ask(name, inScope(policyScopes({ declared: policy, live: current }, declared, live), workspaces));
+  }
+  for (const held of setRolling) {
+    starts.push(held.startedAt);
+    ask(held.policy, inScope([held.scope], workspaces));
   }
   const since = Math.min(options.now - settings.windowMs, ...starts);
   const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort(), ...reportOf(policy, declared, live) })).filter((a) => a.workspaceIds.length > 0);

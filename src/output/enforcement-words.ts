@@ -4,54 +4,103 @@
  * head, and the warning of a rollout that lowers a live level while it holds.
  */
 import { LEVEL_RANK, type EnforcementLevel } from '../model.js';
-import type { ChangeEvidence } from '../plan/evidence.js';
+import { blocks, type ChangeEvidence } from '../plan/evidence.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import type { Change, Plan, SourcePlan } from '../plan/types.js';
 import { count } from '../plural.js';
 import { blockingLine, someNames } from './evidence-words.js';
 
-/** A change's tightened policies held by their rollouts: the level each applies now, and the level promotion applies. */
+/** A change's tightened policies held by their rollouts: the level they apply now, the level promotion applies, whom promotion would block. */
 export interface Hold {
   start: EnforcementLevel;
   level: EnforcementLevel;
+  /** A versioned set's policies its rollout holds, sorted; absent for a policy's own rollout or a YAML set's members. */
+  policies?: string[];
+  /** The failing workspaces whose runs promotion would block. */
+  blocking: string[];
 }
 
+/** Whom a change blocks now, and what a rollout holds back of it. */
+export interface Block {
+  now: string[];
+  held: Hold | null;
+}
+
+const byRank = (a: EnforcementLevel, b: EnforcementLevel) => LEVEL_RANK[a] - LEVEL_RANK[b];
+
 /**
- * The rollout that holds a change's raise, or null: a policy whose rollout starts or holds; a set's change when every
- * policy its evidence names is held (they hold at one level, or the softest start is said).
+ * Whom a change blocks now and what its rollouts hold: a policy whose rollout starts or holds blocks none now; a YAML
+ * set's change whose every policy is held likewise; a versioned set's change blocks now only the failing workspaces
+ * of its raised policies that its rollout does not hold (its evidence by policy says which), and promotion the rest.
  */
+export function blockOf(change: Change, rollouts: readonly RolloutStatus[]): Block {
+  const e = change.evidence;
+  if (e === undefined) return { now: [], held: null };
+  const active = rollouts.filter((r) => r.state !== 'promoted');
+  const ofSet = change.resource === 'policy-set' ? active.filter((r) => r.set === change.name) : [];
+  if (ofSet.length > 0) return setBlock(e, ofSet);
+  const names = change.resource === 'policy' ? [change.name] : e.policies;
+  const holds = names.map((name) => active.find((r) => r.policy === name && r.set === undefined));
+  if (names.length === 0 || holds.some((h) => h === undefined)) return { now: e.blocking, held: null };
+  const start = holds.map((h) => h!.start).sort(byRank).at(-1)!;
+  const level = holds.map((h) => h!.level).sort(byRank).at(-1)!;
+  return { now: [], held: { start, level, blocking: e.blocking } };
+}
+
+function setBlock(e: ChangeEvidence, held: readonly RolloutStatus[]): Block {
+  const names = new Set(held.map((r) => r.policy));
+  const start = held.map((h) => h.start).sort(byRank).at(-1)!;
+  const level = held.map((h) => h.level).sort(byRank).at(-1)!;
+  const policies = [...names].sort();
+  if (e.by_policy === undefined) {
+    const allHeld = e.policies.every((p) => names.has(p));
+    return allHeld ? { now: [], held: { start, level, policies, blocking: e.blocking } } : { now: e.blocking, held: { start, level, policies, blocking: [] } };
+  }
+  const union = (list: typeof e.by_policy) => [...new Set(list.flatMap((p) => p.failing))].sort();
+  const now = union(e.by_policy.filter((p) => p.blocking && !names.has(p.policy))).filter((w) => e.blocking.includes(w));
+  return { now, held: { start, level, policies, blocking: union(e.by_policy.filter((p) => names.has(p.policy) && blocks(p.level))) } };
+}
+
+/** The rollout that holds a change's raise, or null (blockOf). */
 export function holdOf(change: Change, rollouts: readonly RolloutStatus[]): Hold | null {
-  const held = rollouts.filter((r) => r.state !== 'promoted');
-  if (held.length === 0) return null;
-  const names = change.resource === 'policy' ? [change.name] : change.evidence?.policies ?? [];
-  const holds = names.map((name) => held.find((r) => r.policy === name));
-  if (names.length === 0 || holds.some((h) => h === undefined)) return null;
-  const byRank = (a: EnforcementLevel, b: EnforcementLevel) => LEVEL_RANK[a] - LEVEL_RANK[b];
-  const starts = holds.map((h) => h!.start).sort(byRank);
-  const levels = holds.map((h) => h!.level).sort(byRank);
-  return { start: starts.at(-1)!, level: levels.at(-1)! };
+  return blockOf(change, rollouts).held;
 }
 
 /**
  * e.g. `would block runs in app-prod, data-prod`; held by a rollout, `held at advisory by its rollout; promotion to
- * hard-mandatory would block runs in app-prod`; null when the change blocks none.
+ * hard-mandatory would block runs in app-prod` (a versioned set's: `held at advisory by the set's rollout: s3-logging;
+ * promotion …`); empty when the change blocks none and holds none back.
  */
+export function blockLines(block: Block): Array<{ line: string; now: boolean }> {
+  const lines: Array<{ line: string; now: boolean }> = [];
+  if (block.now.length > 0) lines.push({ line: `would block runs in ${someNames(block.now)}`, now: true });
+  const h = block.held;
+  if (h !== null && (h.blocking.length > 0 || h.policies !== undefined)) {
+    const by = h.policies === undefined ? 'its rollout' : `the set's rollout: ${someNames(h.policies)}`;
+    const promotion = h.blocking.length === 0 ? `promotion to ${h.level} blocks no run today` : `promotion to ${h.level} would block runs in ${someNames(h.blocking)}`;
+    lines.push({ line: `held at ${h.start} by ${by}; ${promotion}`, now: false });
+  }
+  return lines;
+}
+
+/** The first block line of a change's evidence (text and Markdown say each): as blockLines, for one policy's change. */
 export function blockLine(e: ChangeEvidence, hold: Hold | null): string | null {
-  if (e.blocking.length === 0) return null;
-  if (hold !== null) return `held at ${hold.start} by its rollout; promotion to ${hold.level} would block runs in ${someNames(e.blocking)}`;
-  return blockingLine(e);
+  const lines = blockLines(hold === null ? { now: e.blocking, held: null } : { now: [], held: hold });
+  return lines[0]?.line ?? (e.blocking.length === 0 ? null : blockingLine(e));
 }
 
 /**
  * What a change's visible line (the Markdown plan's list item, outside its details) says of its block: `⛔ blocks
- * app-prod, data-prod`, or `⏸ held at advisory; promotion would block app-prod`; null when it blocks none.
+ * app-prod, data-prod`, and/or `⏸ held at advisory; promotion to hard-mandatory would block app-prod`; null when
+ * neither.
  */
 export function visibleBlock(change: Change, rollouts: readonly RolloutStatus[]): string | null {
-  const e = change.evidence;
-  if (e === undefined || e.blocking.length === 0) return null;
-  const hold = holdOf(change, rollouts);
-  if (hold !== null) return `⏸ held at ${hold.start}; promotion to ${hold.level} would block ${someNames(e.blocking)}`;
-  return `⛔ blocks ${someNames(e.blocking)}`;
+  const { now, held } = blockOf(change, rollouts);
+  const parts = [
+    ...(now.length === 0 ? [] : [`⛔ blocks ${someNames(now)}`]),
+    ...(held === null || held.blocking.length === 0 ? [] : [`⏸ held at ${held.start}; promotion to ${held.level} would block ${someNames(held.blocking)}`]),
+  ];
+  return parts.length === 0 ? null : parts.join(' · ');
 }
 
 /**
@@ -65,11 +114,11 @@ export function blockSummary(plans: readonly SourcePlan[]): { changes: number; w
   const heldWorkspaces = new Set<string>();
   for (const { plan } of plans) {
     for (const change of plan?.changes ?? []) {
-      if (change.evidence === undefined || change.evidence.blocking.length === 0) continue;
-      const isHeld = holdOf(change, plan?.rollouts ?? []) !== null;
-      if (isHeld) held += 1;
-      else changes += 1;
-      for (const name of change.evidence.blocking) (isHeld ? heldWorkspaces : workspaces).add(name);
+      const block = blockOf(change, plan?.rollouts ?? []);
+      if (block.now.length > 0) changes += 1;
+      for (const name of block.now) workspaces.add(name);
+      if (block.held !== null && block.held.blocking.length > 0) held += 1;
+      for (const name of block.held?.blocking ?? []) heldWorkspaces.add(name);
     }
   }
   return { changes, workspaces: [...workspaces].sort(), held, heldWorkspaces: [...heldWorkspaces].sort() };

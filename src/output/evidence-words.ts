@@ -66,7 +66,7 @@ function progressParts(s: RolloutStatus): string[] {
 
 /** e.g. `policy "s3-encryption": held at advisory by its rollout: 12 of 20 clean runs; fails in app-prod`. */
 export function rolloutLine(s: RolloutStatus): string {
-  const head = `policy "${s.policy}": `;
+  const head = s.set === undefined ? `policy "${s.policy}": ` : `policy "${s.policy}" of set "${s.set}": `;
   if (s.state === 'starting') {
     const time = s.readyAt > s.startedAt ? `, not before ${isoMinute(s.readyAt)}` : '';
     return `${head}rollout starts: held at ${s.start} until ${count(s.neededRuns, 'clean run')}, at most ${count(s.allowedFailing, 'failing workspace')}${time}; then ${s.level}`;
@@ -98,4 +98,17 @@ export function policyLines(e: ChangeEvidence): { heading: string; lines: string
   }
   const heading = all.length > NAMED_POLICIES ? `by policy (${NAMED_POLICIES} of ${all.length} raised, most failing first):` : `by policy (${count(all.length, 'raised policy', 'raised policies')}):`;
   return { heading, lines };
+}
+
+/**
+ * Under a versioned set's content: the levels the uploaded version holds back while its rollout holds them, e.g.
+ * `the upload holds back 2 levels (the set's rollout, see Rollouts): s3-logging, s3-versioning at advisory`; null
+ * when it holds none back.
+ */
+export function heldBackLine(held: ReadonlyArray<{ name: string; level: string }> | undefined): string | null {
+  if (held === undefined || held.length === 0) return null;
+  const byLevel = new Map<string, string[]>();
+  for (const { name, level } of held) byLevel.set(level, [...(byLevel.get(level) ?? []), name]);
+  const listed = [...byLevel].map(([level, names]) => `${someNames(names)} at ${level}`).join('; ');
+  return `the upload holds back ${count(held.length, 'level')} (the set's rollout, see Rollouts): ${listed}; the folder is uploaded as declared once each is promoted`;
 }

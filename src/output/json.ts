@@ -26,14 +26,14 @@ function jsonChange(change: Change, rollouts: readonly RolloutStatus[]): unknown
 /** A change's evidence; held by a rollout, with `held_at`: the level applied now (its `blocking` is then whom promotion would block). */
 function jsonEvidence(change: Change, evidence: ChangeEvidence, rollouts: readonly RolloutStatus[]): unknown {
   const hold = holdOf(change, rollouts);
-  return hold === null || evidence.blocking.length === 0 ? evidence : { ...evidence, held_at: hold.start };
+  return hold === null || hold.blocking.length === 0 ? evidence : { ...evidence, held_at: hold.start };
 }
 
 /** A rollout as the JSON plan and the saved plan show it (schemas/plan.schema.json `rollout`). */
 export function jsonRollout(s: RolloutStatus): JsonRollout {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
-    policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
+    policy: s.policy, ...(s.set === undefined ? {} : { set: s.set }), state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
     clean_runs: s.cleanRuns, needed_runs: s.neededRuns, failing: s.failing, allowed_failing: s.allowedFailing, errored: s.errored, partial: s.partial,
     ...(s.inScope === undefined ? {} : { in_scope: s.inScope, evaluated: s.evaluated, not_evaluated: s.notEvaluated }),
   };
@@ -42,6 +42,7 @@ export function jsonRollout(s: RolloutStatus): JsonRollout {
 /** schemas/plan.schema.json `rollout`. */
 export interface JsonRollout {
   policy: string;
+  set?: string;
   state: RolloutStatus['state'];
   start: RolloutStatus['start'];
   level: RolloutStatus['level'];
@@ -59,7 +60,7 @@ export interface JsonRollout {
 /** A saved plan's rollout (checked against the schema as it was read) as the renderers read a fresh plan's. */
 export function rolloutFromJson(r: JsonRollout): RolloutStatus {
   return {
-    policy: r.policy, state: r.state, start: r.start, level: r.level, startedAt: Date.parse(r.started_at), readyAt: Date.parse(r.ready_at), waiting: r.waiting,
+    policy: r.policy, ...(r.set === undefined ? {} : { set: r.set }), state: r.state, start: r.start, level: r.level, startedAt: Date.parse(r.started_at), readyAt: Date.parse(r.ready_at), waiting: r.waiting,
     cleanRuns: r.clean_runs, neededRuns: r.needed_runs, failing: [...r.failing], allowedFailing: r.allowed_failing, errored: [...r.errored], partial: r.partial,
   };
 }

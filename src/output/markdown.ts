@@ -1,6 +1,6 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { evidenceLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
-import { blockLine, blockSummary, blockSummaryLine, holdOf, planWarnings, visibleBlock } from './enforcement-words.js';
+import { evidenceLine, heldBackLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
+import { blockLines, blockOf, blockSummary, blockSummaryLine, planWarnings, visibleBlock } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import { tokenLine } from '../plan/tokens.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
@@ -141,13 +141,12 @@ function briefLine(change: Change, rollouts: readonly RolloutStatus[]): string {
 /** Under a change that tightens enforcement: its evidence, and the workspaces it would block, in bold. */
 function evidenceItems(change: Change, rollouts: readonly RolloutStatus[]): string[] {
   if (change.evidence === undefined) return [];
-  const hold = holdOf(change, rollouts);
-  const blocking = blockLine(change.evidence, hold);
+  const blocking = blockLines(blockOf(change, rollouts));
   const perPolicy = policyLines(change.evidence);
   return [
     `  - ${escapeText(evidenceLine(change.evidence))}`, ...levelLines(change.evidence).map((line) => `  - ${escapeText(line)}`),
     ...(perPolicy === null ? [] : [`  - ${escapeText(perPolicy.heading)}`, ...perPolicy.lines.map((line) => `    - ${escapeText(clip(line, 1000))}`)]),
-    ...(blocking === null ? [] : [hold === null ? `  - ⛔ **${escapeText(blocking)}**` : `  - ⏸ **${escapeText(blocking)}**`]),
+    ...blocking.map(({ line, now }) => `  - ${now ? '⛔' : '⏸'} **${escapeText(line)}**`),
   ];
 }
 
@@ -172,10 +171,12 @@ function fullItem(change: Change, rollouts: readonly RolloutStatus[]): string {
 
 /** Under a set's content: the files it changed, as a nested list, when the run knows them (`contentFileLines`). */
 function contentItems(change: Change): string[] {
+  const held = change.resource === 'policy-set' ? heldBackLine(change.declared?.content?.held) : null;
+  const heldItems = held === null ? [] : [`  - ⏸ ${escapeText(clip(held, 1000))}`];
   const listed = contentFileLines(change);
-  if (listed === null) return [];
+  if (listed === null) return heldItems;
   const items = listed.files.map(({ mark, path }) => `    - ${mark} ${inlineCode(clip(path, 300))}`);
-  return [`  - ${escapeText(listed.heading)}:`, ...items, ...(listed.more > 0 ? [`    - … and ${listed.more} more`] : [])];
+  return [`  - ${escapeText(listed.heading)}:`, ...items, ...(listed.more > 0 ? [`    - … and ${listed.more} more`] : []), ...heldItems];
 }
 
 function value(name: string, v: unknown): string {

@@ -1,7 +1,7 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
-import { evidenceLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
-import { blockLine, holdOf, planWarnings } from './enforcement-words.js';
+import { evidenceLine, heldBackLine, levelLines, policyLines, rolloutLine } from './evidence-words.js';
+import { blockLines, blockOf, planWarnings } from './enforcement-words.js';
 import type { RolloutStatus } from '../plan/rollout.js';
 import { tokenLine } from '../plan/tokens.js';
 import { printable, printableCode } from './printable.js';
@@ -140,9 +140,7 @@ function renderChange(change: Change, rollouts: readonly RolloutStatus[], p: Pal
       lines.push(`        # ${printable(perPolicy.heading)}`);
       for (const line of perPolicy.lines) lines.push(`        #   ${printable(line)}`);
     }
-    const hold = holdOf(change, rollouts);
-    const blocking = blockLine(change.evidence, hold);
-    if (blocking !== null) lines.push(hold === null ? p.red(`        # ! ${printable(blocking)}`) : p.yellow(`        # ${printable(blocking)}`));
+    for (const { line, now } of blockLines(blockOf(change, rollouts))) lines.push(now ? p.red(`        # ! ${printable(line)}`) : p.yellow(`        # ${printable(line)}`));
   }
   lines.push('    }');
   return lines;
@@ -150,13 +148,15 @@ function renderChange(change: Change, rollouts: readonly RolloutStatus[], p: Pal
 
 /** Under a set's content: the files it changed, when the run knows them (`contentFileLines`). */
 function contentLines(change: Change, p: Palette): string[] {
+  const held = change.resource === 'policy-set' ? heldBackLine(change.declared?.content?.held) : null;
+  const heldLines = held === null ? [] : [`          # ${printable(held)}`];
   const listed = contentFileLines(change);
-  if (listed === null) return [];
+  if (listed === null) return heldLines;
   const paint = { '+': p.green, '~': p.yellow, '-': p.red } as const;
   const lines = [`          # ${listed.heading}:`];
   for (const { mark, path } of listed.files) lines.push(`          ${paint[mark](mark)} ${printable(path)}`);
   if (listed.more > 0) lines.push(`          … and ${listed.more} more`);
-  return lines;
+  return [...lines, ...heldLines];
 }
 
 // Colour.

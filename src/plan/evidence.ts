@@ -222,6 +222,8 @@ function levelsBefore(evidence: Evidence, policies: readonly TightenedPolicy[], 
 /** Where one rollout stands after this plan: what the plan shows, `/status` lists and the metrics count. */
 export interface RolloutStatus {
   policy: string;
+  /** A policy of a versioned set's config file, held by the set's rollout: the set's name. Absent: a policy of the repo. */
+  set?: string;
   /** `starting`: begins with this plan; `held`: at its start level; `promoted`: this plan applies the declared level. */
   state: 'starting' | 'held' | 'promoted';
   start: EnforcementLevel;

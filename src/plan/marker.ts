@@ -12,7 +12,7 @@ const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
 const TRAILING_MARKER =
-  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted))? -->[ \t\r\n]*$/;
+  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted)(?: held=(?<held>[0-9a-f]{1,1024}))?)? -->[ \t\r\n]*$/;
 
 /**
  * What a policy set's marker records beside its source: the content it last saw ready (`content=sha256:<hex>`) and
@@ -22,14 +22,18 @@ const TRAILING_MARKER =
 export interface SetMarks {
   content?: { digest: string; version: string } | null;
   sensitive?: string | null;
-  /** A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`): where any runner finds it. */
-  rollout?: RolloutRecord | null;
+  /**
+   * A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`), or a versioned set's, which adds the bitmap
+   * of its policies still held (`held=<hex>`): where any runner finds it.
+   */
+  rollout?: (RolloutRecord & { held?: string | null }) | null;
 }
 
 export function marker(source: string, set: SetMarks = {}): string {
   const content = set.content == null ? '' : ` content=sha256:${set.content.digest} version=${set.content.version}`;
   const sensitive = set.sensitive == null ? '' : ` sensitive=${set.sensitive}`;
-  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}`;
+  const held = set.rollout?.held == null ? '' : ` held=${set.rollout.held}`;
+  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}${held}`;
   return `${PREFIX}${source}${content}${sensitive}${rollout}${SUFFIX}`;
 }
 
@@ -52,6 +56,13 @@ export function markerRollout(description: string | null): RolloutRecord | null 
   const groups = description === null ? undefined : TRAILING_MARKER.exec(description)?.groups;
   if (groups?.['rollout'] === undefined) return null;
   return { digest: groups['rollout'], startedAt: Number(groups['started']), state: groups['state'] as RolloutRecord['state'] };
+}
+
+/** A versioned set's rollout as its marker records it, with the bitmap of its policies still held; null when it records none. */
+export function markerSetRollout(description: string | null): (RolloutRecord & { held: string | null }) | null {
+  const record = markerRollout(description);
+  if (record === null) return null;
+  return { ...record, held: TRAILING_MARKER.exec(description!)?.groups?.['held'] ?? null };
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */

@@ -1,9 +1,10 @@
 /** The diff of policy sets: creates, updates, kind changes as replaces, and prune, from their pairs. Pure. */
-import type { DeclaredPolicySet, SetContent, SetTags } from '../declared/types.js';
+import type { DeclaredPolicySet, SetContent, SetRolloutRecord, SetTags } from '../declared/types.js';
 import { selectorText, type LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
 import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
-import { markerSet, stripMarker } from './marker.js';
+import { markerSet, markerSetRollout, stripMarker } from './marker.js';
+import { recordWords } from './rollout-words.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
@@ -133,7 +134,9 @@ function shownParameters(parameters: ReadonlyArray<{ key: string; value: string 
 }
 
 function settingValues(set: DeclaredPolicySet): Fields {
+  const rollout = setRolloutWords(set.rolloutRecord ?? null);
   return created({
+    ...(rollout === null ? {} : { rollout }),
     kind: set.kind,
     description: set.description,
     global: set.global,
@@ -165,6 +168,29 @@ function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, a
   };
 }
 
+/** A versioned set's rollout record in words, as its `rollout` field shows it: `held since …: 2 levels held back`. */
+function setRolloutWords(record: SetRolloutRecord | null): string | null {
+  const words = recordWords(record);
+  if (words === null || record === null || record.held === null) return words;
+  const held = [...record.held].reduce((n, hex) => n + [...Number.parseInt(hex, 16).toString(2)].filter((b) => b === '1').length, 0);
+  return `${words}: ${count(held, 'level')} held back`;
+}
+
+/**
+ * What a versioned set's rollout changes: its marker's record (the `rollout` field), whether the levels the upload holds
+ * back differ from those the enforced version holds back (a new version is uploaded), and the reason's words when a
+ * policy is promoted. A set with no rollout whose marker still holds levels back uploads the folder as declared.
+ */
+function rolloutChange(set: DeclaredPolicySet, live: LivePolicySet): { field: { before: string | null; after: string | null } | null; levelsChanged: boolean; reason: string } {
+  const recorded = markerSetRollout(live.description);
+  const wanted = set.rolloutRecord ?? null;
+  const levelsChanged = (wanted?.held ?? null) !== (recorded?.held ?? null) || (wanted?.held != null && recorded!.digest !== wanted.digest);
+  const same = recorded?.digest === wanted?.digest && recorded?.startedAt === wanted?.startedAt && recorded?.state === wanted?.state && (recorded?.held ?? null) === (wanted?.held ?? null);
+  const field = same ? null : { before: setRolloutWords(recorded), after: setRolloutWords(wanted) };
+  const promoted = recorded !== null && wanted !== null && recorded.digest === wanted.digest && levelsChanged;
+  return { field, levelsChanged, reason: promoted ? 'rollout promoted' : '' };
+}
+
 function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolean, options: PlanOptions): PolicySetChange | null {
   const fields: Fields = {};
   diffField(fields, 'description', stripMarker(live.description), set.description, sameText);
@@ -186,11 +212,13 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
   }
   const { content: recorded, version } = markerSet(live.description);
   const replaced = set.content !== null && recorded === set.content.digest ? notEnforced(live, version) : null;
-  const upload = set.content !== null && (recorded !== set.content.digest || replaced !== null);
+  const rollout = rolloutChange(set, live);
+  const upload = set.content !== null && (recorded !== set.content.digest || replaced !== null || rollout.levelsChanged);
+  if (rollout.field !== null) fields['rollout'] = rollout.field;
   if (upload) fields['content'] = { before: replaced ?? (recorded === null ? null : `sha256:${recorded.slice(0, 12)}`), after: contentValue(set.content!) };
   if (Object.keys(fields).length === 0 && !adopt) return null;
-  const reason = [adopt ? 'adopt: add ownership marker' : '', differsIn(Object.keys(fields)), replaced ?? ''].filter((r) => r !== '').join('; ');
-  const before = upload && recorded !== null ? options.setFiles?.(recorded) : undefined;
+  const reason = [adopt ? 'adopt: add ownership marker' : '', rollout.reason, differsIn(Object.keys(fields)), replaced ?? ''].filter((r) => r !== '').join('; ');
+  const before = upload && recorded !== null && recorded !== set.content!.digest ? options.setFiles?.(recorded) : undefined;
   return {
     resource: 'policy-set', name: set.name, id: live.id, action: 'update', reason, fields, declared: policySetSpec(set), live: livePolicySetRef(live), uploadContent: upload, adoptMarker: adopt,
     ...(before === undefined ? {} : { contentFiles: contentFiles(before, set.content!.files) }),

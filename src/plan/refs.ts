@@ -4,7 +4,7 @@
  * themselves. A change can be serialised whole, and holds no code text but the one its diff shows. Pure.
  */
 import type { CodeSummary } from '../code-content.js';
-import type { CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool } from '../declared/types.js';
+import type { CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, SetRolloutRecord } from '../declared/types.js';
 import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, LiveToken, RolloutRecord } from '../model.js';
 
 /** A policy's code: what it is (the digest it is compared by, its size and lines), and where its bytes are. */
@@ -88,20 +88,24 @@ export function liveAgentRef(agent: LiveAgent): LiveAgentRef {
 }
 
 /** A declared policy set as a change applies it; the name is the change's. Its content says where the folder is and its digest. */
-export type PolicySetSpec = Omit<DeclaredPolicySet, 'name' | 'lines' | 'members'>;
+export interface PolicySetSpec extends Omit<DeclaredPolicySet, 'name' | 'lines' | 'members' | 'rollout' | 'rolloutRecord'> {
+  /** What a versioned set's marker records of its rollout (plan/set-rollout.ts); absent: it has none. */
+  rollout?: SetRolloutRecord;
+}
 
 /** A live policy set as a change was planned against it. */
 export type LivePolicySetRef = LivePolicySet;
 
 export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
-  const { name: _name, lines: _lines, members: _members, content, scope, parameters, ...rest } = set;
+  const { name: _name, lines: _lines, members: _members, rollout: _rollout, rolloutRecord, content, scope, parameters, ...rest } = set;
   const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
   return {
     ...rest,
     scope: { workspaces: copy(scope.workspaces), projects: copy(scope.projects), workspaceExclusions: copy(scope.workspaceExclusions), projectExclusions: copy(scope.projectExclusions) },
     // A sensitive value never goes into a change: the apply reads it again from where it came from.
     parameters: parameters === null ? null : parameters.map((p) => ({ ...p, value: p.sensitive ? null : p.value })),
-    content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })) },
+    content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })), ...(content.held === undefined ? {} : { held: content.held.map((h) => ({ ...h })) }) },
+    ...(rolloutRecord == null ? {} : { rollout: { ...rolloutRecord } }),
   };
 }
 

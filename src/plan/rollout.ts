@@ -72,7 +72,7 @@ export function withRollouts(declared: DeclaredState, live: LiveState, evidence:
   return { declared: { ...declared, policies: declared.policies.map((p) => decided.get(p.name) ?? p) }, rollouts };
 }
 
-type Progress = Pick<RolloutStatus, 'cleanRuns' | 'failing' | 'errored' | 'partial' | 'inScope' | 'evaluated' | 'notEvaluated'>;
+export type Progress = Pick<RolloutStatus, 'cleanRuns' | 'failing' | 'errored' | 'partial' | 'inScope' | 'evaluated' | 'notEvaluated'>;
 
 /**
  * Whether a held rollout promotes now: every condition holds, on whole evidence. Missing evidence never promotes: a
@@ -96,6 +96,13 @@ export function mayPromote(spec: RolloutSpec, record: RolloutRecord, progress: P
  */
 function measure(policy: DeclaredPolicy, current: LivePolicy | null, record: RolloutRecord, evidence: Evidence, declared: DeclaredState, live: LiveState): Progress {
   const scope = inScope(policyScopes({ declared: { policySets: policy.policySets }, live: current }, declared, live), evidence.workspaces);
+  return measureRuns(policy.name, scope, record.startedAt, evidence);
+}
+
+/** The runs of `policy` in the workspaces `scope` (ids) since `startedAt`, as `measure` counts them: one home for a versioned set's policies too. */
+export function measureRuns(name: string, scope: readonly string[], startedAt: number, evidence: Evidence): Progress {
+  const record = { startedAt };
+  const policy = { name };
   const names = new Map(evidence.workspaces.map((w) => [w.id, w.name]));
   let cleanRuns = 0;
   let evaluated = 0;

@@ -132,7 +132,7 @@ function members(change: PolicySetChange, declared: DeclaredState, live: LiveSta
 }
 
 /** A set's scope after the plan: its declaration's lists where it manages them, the live set's elsewhere. */
-function scopeAfter(name: string, current: LivePolicySet | null, declared: DeclaredState): ScopeIds | null {
+export function scopeAfter(name: string, current: LivePolicySet | null, declared: DeclaredState): ScopeIds | null {
   const set = (declared.policySets ?? []).find((s) => s.name === name);
   if (set === undefined) {
     return current === null ? null : {

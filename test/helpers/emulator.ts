@@ -50,7 +50,7 @@ export interface CallOptions {
 export interface OrganizationState {
   name: string;
   /** Each set with its scope, versions (`ingressing (then ready)` until a read has seen it) and parameters, sensitive values included. */
-  'policy-sets': Array<{ id: string; name: string; kind: string; versions: Array<{ id: string; status: string; 'error-message': string | null }>; parameters: Array<{ key: string; value: string; sensitive: boolean }>; [key: string]: unknown }>;
+  'policy-sets': Array<{ id: string; name: string; kind: string; versions: Array<{ id: string; status: string; 'error-message': string | null; policies: Array<{ name: string; level: string }> }>; parameters: Array<{ key: string; value: string; sensitive: boolean }>; [key: string]: unknown }>;
   policies: EmulatorPolicy[];
   'agent-pools': Array<Record<string, unknown>>;
 }
