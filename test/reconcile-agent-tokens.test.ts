@@ -56,7 +56,8 @@ describe('agent tokens in the pool file', () => {
     const dry = await world.cli('--dry-run', dir, ['--token-dir', tokens, '--out', planFile]);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /\+ resource "agent-token" "build\/k8s-prod"/);
-    const applied = await world.cli('--reconcile', dir, ['--token-dir', tokens, '--output', 'json'], 'debug');
+    // The saved plan is what is applied: its token change is the fresh plan's, and the folder is this run's own.
+    const applied = await world.cli('--reconcile', dir, ['--token-dir', tokens, '--plan', planFile, '--output', 'json'], 'debug');
     assert.equal(applied.code, 0, applied.stderr);
     const live = (await pool()).tokens;
     assert.deepEqual(live.map((t) => t.description), ['k8s-prod']);
@@ -72,7 +73,9 @@ describe('agent tokens in the pool file', () => {
     const requests = (await world.requests()).map((r) => `${r.method} ${r.path.replace(/apool-\w+/, 'apool-ID').split('?')[0]}`);
     assert.equal(requests.filter((r) => r.includes('authentication-tokens')).length, 1, `one token list for the one pool: ${requests.join(', ')}`);
     assert.ok(requests.every((r) => r.startsWith('GET ')), requests.join(', '));
-    await assertNoText(live.map((t) => t.token), [dry, applied, again, await readFile(planFile, 'utf8'), await treeText(dir)]);
+    const markdown = await world.cli('--dry-run', dir, ['--token-dir', tokens, '--output', 'markdown']);
+    assert.match(markdown.stdout, /#### Agent tokens \(1\)\n\n- agent pool "build" token "k8s-prod" \(at-[A-Za-z0-9]+\): 0s old, never used/);
+    await assertNoText(live.map((t) => t.token), [dry, applied, again, markdown, await readFile(planFile, 'utf8'), await treeText(dir)]);
   });
 
   it('refuses a deliver-to without --token-dir, or leading out of it, in --validate and --dry-run, naming the file, before any request', async () => {
