@@ -4,7 +4,10 @@
  * today, and evidence read from the runs of those workspaces.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { runCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { useWorld } from './helpers/world.js';
 
@@ -68,6 +71,12 @@ describe('policy sets scoped by workspace tags', () => {
     const repaired = await set();
     assert.deepEqual(repaired?.['tag-selectors'].sort(), ['!sandbox', 'env:prod', 'team']);
     assert.equal(repaired?.['tag-selector-match'], 'any');
+
+    // --export writes the tags back as the repo declared them.
+    const out = path.join(await fixture.repo(), 'export');
+    const exported = await runCli(['--export', out, '--organization', ORG, '--api-url', world.url], { env: { API_TOKEN: world.token, LOG_LEVEL: 'warn' } });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(await readFile(path.join(out, 'policy-sets', 'prod-baseline.yaml'), 'utf8'), /tags:\n {2}include:\n {4}- env:prod\n {4}- team\n {2}match: any\n {2}exclude:\n {4}- sandbox\n/);
   });
 
   it('reads the evidence of a tightening from the runs of the workspaces the tags hold, an exclusion tag winning', async () => {

@@ -65,6 +65,8 @@ export function setFiles(set: PolicySet, parameters: readonly PolicySetParameter
     ['project-exclusions', set.projectExclusionIds, names.projects],
   ];
   for (const [key, ids, known] of scope) if (ids.length > 0) settings[key] = byName(ids, known);
+  const tags = exportedTags(set);
+  if (tags !== null) settings['tags'] = tags;
   const sensitive: SensitiveReference[] = [];
   if (parameters !== null && parameters.length > 0) {
     const values: Record<string, unknown> = {};
@@ -88,4 +90,13 @@ export function setFiles(set: PolicySet, parameters: readonly PolicySetParameter
 /** `POLICY_SET_<SET>_<KEY>` in capitals, every other character `_`: the variable a sensitive value is read from. */
 export function referenceName(set: string, key: string): string {
   return `POLICY_SET_${set}_${key}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+}
+
+/** A set's tag selectors as `tags:` writes them (`key:value`, or a key alone), with the match where it has inclusions. */
+function exportedTags(set: PolicySet): Record<string, unknown> | null {
+  if (set.tagSelectors.length === 0) return null;
+  const written = (exclude: boolean) => set.tagSelectors.filter((s) => s.exclude === exclude).map((s) => (s.value === null ? s.key : `${s.key}:${s.value}`)).sort(byCodeUnit);
+  const include = written(false);
+  const exclude = written(true);
+  return { ...(include.length > 0 ? { include, match: set.tagMatch ?? 'any' } : {}), ...(exclude.length > 0 ? { exclude } : {}) };
 }
