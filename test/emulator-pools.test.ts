@@ -110,7 +110,7 @@ describe('emulator agent pools and agents', () => {
     assert.equal(renamed.json.data.attributes['organization-scoped'], true, 'a rename alone opened the pool to the organization');
     assert.deepEqual(renamed.json.data.relationships['allowed-workspaces'].data, [{ id: WS_APP, type: 'workspaces' }]);
     assert.deepEqual((await t.control('PUT', '/behaviour', { 'pool-patch-resets-scope': false })).json,
-      { 'pool-patch-resets-scope': false, 'reject-enforce-with-level': true, 'legacy-enforce': false, 'native-kind': 'native', 'list-omits-policy-sets': false, 'show-omits-policy-sets': false, 'ingestion-ms': 500 });
+      { 'pool-patch-resets-scope': false, 'reject-enforce-with-level': true, 'legacy-enforce': false, 'native-kind': 'native', 'list-omits-policy-sets': false, 'show-omits-policy-sets': false, 'ingestion-ms': 500, 'run-lists-ignore-include': false });
     try {
       await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ 'organization-scoped': false }) });
       const kept = await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ name: 'scoped-check-3' }) });
