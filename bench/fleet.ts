@@ -33,6 +33,8 @@ const IDLE_OFFSET_SECONDS = Number(process.env['FLEET_IDLE_OFFSET_SECONDS'] ?? 3
 const SCHEDULE = process.env['FLEET_SCHEDULE'] ?? '*/1 * * * *';
 /** Policies per source (FLEET_POLICIES=20000 FLEET_SIZES=1 FLEET_IDLE_SECONDS=600: the one-organization memory case). */
 const POLICIES = Number(process.env['FLEET_POLICIES'] ?? 20);
+/** FLEET_EXISTING=1: the organizations hold the policies already (a one-shot reconcile makes them), and the daemon starts with no code cache: its start-up pass downloads every policy's code. */
+const EXISTING = process.env['FLEET_EXISTING'] === '1';
 const TOKEN = 'fleet-bench-token';
 
 /** NODE_OPTIONS as the image sets them (the Dockerfile's ENV), or FLEET_NODE_OPTIONS. */
@@ -144,6 +146,15 @@ async function fleet(size: number): Promise<void> {
     const control = `${emulatorUrl.replace(/\/api\/v2$/, '')}/_emulator/requests`;
     const requests = async (method: 'GET' | 'DELETE') => (await fetch(control, { method, headers: { authorization: `Bearer ${TOKEN}` } }));
 
+    if (EXISTING) {
+      for (const source of sources) {
+        const seeded = spawn(process.execPath, [CLI, '--reconcile', '--source-dir', source.path, '--source', source.name, '--organization', source.organization, '--max-agent-pools', '2', '--no-cache', '--api-url', emulatorUrl], {
+          env: { PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'warn', STATE_DIR: path.join(work, 'seed-state') }, stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        const code = await new Promise((resolve) => seeded.once('exit', resolve));
+        if (code !== 0) throw new Error(`the reconcile that makes ${source.organization}'s policies exited ${String(code)}`);
+      }
+    }
     const stateDir = path.join(work, 'state');
     const configFile = path.join(work, 'config.yaml');
     await writeFile(configFile, stringify({ api: { url: emulatorUrl, 'rate-limit': 100_000 }, sources, listen: '127.0.0.1:0', 'state-dir': stateDir }));
@@ -225,11 +236,19 @@ async function fleet(size: number): Promise<void> {
     await requests('DELETE');
     const before = sample(pid);
     const idleStart = performance.now();
-    await Promise.race([new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000)), exited]);
+    let idleHigh = 0;
+    let idleLow = Infinity;
+    const idleEnd = performance.now() + IDLE_SECONDS * 1000;
+    while (performance.now() < idleEnd) {
+      await Promise.race([new Promise((r) => setTimeout(r, Math.min(2000, Math.max(0, idleEnd - performance.now())))), exited]);
+      const rss = sample(pid).rssMb;
+      idleHigh = Math.max(idleHigh, rss);
+      idleLow = Math.min(idleLow, rss);
+    }
     const after = sample(pid);
     const idleSeconds = (performance.now() - idleStart) / 1000;
     const { requests: logged } = (await (await requests('GET')).json()) as { requests: { method: string; path: string }[] };
-    const ticks = logged.filter((r) => r.method === 'GET' && /^\/organizations\/[^/]+\/policies(\?|$)/.test(r.path)).length;
+    const ticks = logged.filter((r) => r.method === 'GET' && /^\/organizations\/[^/]+\/policies(\?|$)/.test(r.path) && !/page%5Bnumber%5D=([2-9]|\d\d)/.test(r.path)).length;
     const idleWrites = await stateWrites(writesFile);
     const byPath = new Map<string, number>();
     for (const r of logged) {
@@ -245,7 +264,7 @@ async function fleet(size: number): Promise<void> {
     console.log(`  idle: ${ticks} ticks in ${idleSeconds.toFixed(0)} s, ${logged.length} requests: ${ticks === 0 ? '-' : (logged.length / ticks).toFixed(2)} per source per tick`);
     for (const [shape, n] of [...byPath].sort((a, b) => b[1] - a[1])) console.log(`    ${ticks === 0 ? n : (n / ticks).toFixed(2)} x ${shape}`);
     console.log(`  idle state writes: ${writesText(idleWrites, startWrites)}`);
-    console.log(`  RSS: peak ${after.peakMb.toFixed(0)} MiB (${peakDuringStart.toFixed(0)} MiB sampled during the first passes), idle ${after.rssMb.toFixed(0)} MiB`);
+    console.log(`  RSS: peak ${after.peakMb.toFixed(0)} MiB (${peakDuringStart.toFixed(0)} MiB sampled during the first passes), idle ${after.rssMb.toFixed(0)} MiB at the end (${idleLow.toFixed(0)} to ${idleHigh.toFixed(0)} MiB over the idle window, sampled every 2 s)`);
     console.log(`  idle CPU: ${(((after.cpuTicks - before.cpuTicks) / 100) * (60 / idleSeconds)).toFixed(2)} CPU-s per minute`);
     console.log(`  inotify watches: ${inotifyWatches(pid)}`);
   } finally {
