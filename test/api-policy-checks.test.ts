@@ -131,6 +131,7 @@ describe('a status word not known', () => {
     const findings = runFindings(run, [{ id: 'poleval-x', status: 'queued', policyKind: 'opa' }], [], [check]);
     assert.equal(findings.finished, false);
     assert.equal(policyRun(findings, { name: 'p', via: 'check' }), null, 'a check not ended says nothing yet');
+    assert.equal(runFindings(run, [], [], [check]).finished, false, 'a check whose status word is not known has not ended');
     assert.equal(runFindings(run, [], [], [{ ...check, status: 'passed' }]).finished, true);
   });
 });

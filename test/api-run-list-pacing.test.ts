@@ -15,15 +15,17 @@ import { waitFor } from './helpers/wait.js';
 const MINUTE = 60_000;
 
 describe('the run lists\' pacer', () => {
-  it('takes x-ratelimit-limit per minute: the first ones at once, never more than the minute allows', async () => {
+  it('takes x-ratelimit-limit per minute: one probe, then at once what the minute has left, never more than it allows', async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock, 'auto', { windowMs: MINUTE, burst: true });
     const starts: number[] = [];
     for (let i = 0; i < 70; i += 1) void pacer.acquire().then(() => starts.push(clock.now()));
     await clock.advance(0);
+    assert.equal(starts.length, 1, 'before any answer, one request: another client may have spent the minute');
+    pacer.observe({ limit: 30, remaining: 29, resetSeconds: 60 }, 0);
+    await clock.advance(0);
     const first = starts.length;
-    assert.ok(first >= 25 && first < 30, `${first} started at once`);
-    pacer.observe({ limit: 30, remaining: 30 - first, resetSeconds: 60 });
+    assert.ok(first >= 25 && first <= 29, `${first} started at once`);
     await clock.runUntilIdle();
     assert.equal(starts.length, 70);
     for (const [i, from] of starts.entries()) {
@@ -31,6 +33,18 @@ describe('the run lists\' pacer', () => {
       assert.ok(inWindow <= 30, `${inWindow} starts in the minute from ${from}`);
     }
     assert.ok((starts.at(-1) ?? 0) <= 3 * MINUTE, `the last started at ${starts.at(-1)} ms`);
+  });
+
+  it('waits out a minute another client spent: an answer with nothing left holds every start until its reset', async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 'auto', { windowMs: MINUTE, burst: true });
+    const starts: number[] = [];
+    for (let i = 0; i < 3; i += 1) void pacer.acquire().then(() => starts.push(clock.now()));
+    await clock.advance(0);
+    pacer.observe({ limit: 30, remaining: 0, resetSeconds: 42 }, 0);
+    await clock.runUntilIdle();
+    assert.equal(starts[0], 0);
+    assert.ok((starts[1] ?? 0) >= 42_000, `the next started at ${starts[1]} ms, before the reset`);
   });
 });
 

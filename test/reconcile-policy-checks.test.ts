@@ -118,3 +118,27 @@ describe('a set made not overridable', () => {
     assert.match(markdown.stdout, /fails in 1 of 4 workspaces in scope \(app-prod\)/);
   });
 });
+
+describe('a tightening plan over 200 workspaces at the run lists\' 30 a minute', () => {
+  const workspaces = Array.from({ length: 200 }, (_, i) => ({ id: `ws-w${String(i).padStart(4, '0')}`, name: `w${String(i).padStart(4, '0')}` }));
+  const fixture = useWorld({ rateLimit: 30, runListRateLimit: 30, organizations: [{ name: ORG, maxAgentPools: 1, workspaces }] });
+
+  it('ends within its time budget, partial, with what it read, and no request answered 429', async () => {
+    const { world } = fixture;
+    // Creating the policy in a global set reads evidence too: over 200 workspaces with no run, 30 lists a minute.
+    const created = await world.cli('--reconcile', await fixture.repo(s3Repo('advisory')), ['--evidence-max-seconds', '1']);
+    assert.equal(created.code, 0, created.stdout + created.stderr);
+    const run = await world.control('POST', '/runs', { workspace: 'ws-w0000', outcomes: { 's3-encryption': 'failed' } });
+    assert.equal(run.status, 200, run.text);
+    await world.clearRequests();
+    // The organization's list gives one workspace a run, read first; the others are then listed one by one, 30 a minute,
+    // until the read's time is spent.
+    const plan = await world.cli('--dry-run', await fixture.repo(s3Repo('hard-mandatory')), ['--evidence-max-seconds', '2', '--timeout', '60']);
+    assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+    assert.match(plan.stdout, /# evidence \(30 days\): fails in 1 of 200 workspaces in scope \(w0000\); 0 pass; 199 never evaluated it; partial: the read stopped before it read every run/);
+    const requests = await world.requests();
+    const lists = requests.filter((r) => /\/runs(\?|$)/.test(r.path));
+    assert.ok(lists.length >= 2 && lists.length <= 30, `${lists.length} run lists in the first minute`);
+    assert.deepEqual(requests.filter((r) => r.status === 429), [], 'no request answered 429');
+  });
+});

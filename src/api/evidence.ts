@@ -1,16 +1,16 @@
 /**
  * `readEvidence`: what the runs of the workspaces in scope say of some policies, read through the run side of the API
- * (runs.ts) within a request budget. First the runs of the window of every workspace (evidence-listing.ts: the
- * organization's list, many workspaces a request, task stages included), then the runs newest first across the
- * workspaces (every workspace's newest run before any workspace's second newest), each run's set outcomes
- * (evidence-runs.ts) unless the cache holds its findings.
+ * (runs.ts) within a request budget. First the runs of the window the organization's list gives (evidence-listing.ts:
+ * many workspaces a request, task stages asked for), read newest first across the workspaces (every workspace's newest
+ * run before any workspace's second newest), each run's checks and set outcomes (evidence-runs.ts) unless the cache
+ * holds its findings; then the workspaces it gave no run, each through its own list, and their runs the same way.
  * Once the budget (of requests, or of time) is spent nothing more is sent and the readout is `partial`; any other
  * failure rejects.
  */
 import { setMaxListeners } from 'node:events';
 import { mapLimit } from '../map-limit.js';
 import { createRunCache, type RunCache } from './evidence-cache.js';
-import { listInScope, type EvidenceListing } from './evidence-listing.js';
+import { listByOrganization, listOwn, type EvidenceListing } from './evidence-listing.js';
 import { readWithin as readRunWithin } from './evidence-runs.js';
 import { isComplete, isPartial, policyEvidence, type PolicyAsk, type WorkspaceRead } from './evidence-summary.js';
 import type { EvidenceReadout, RunFindings } from './evidence-types.js';
@@ -64,18 +64,22 @@ async function readWithin(api: RunApi, options: EvidenceOptions, budget: Request
   const ms = options.windowMs ?? DEFAULT_EVIDENCE_WINDOW_MS;
   const cache = options.cache ?? createRunCache();
   const limit = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const lists = await listInScope(api, {
-    organization: options.organization, workspaces: options.workspaces, since: to - ms, budget, concurrency: limit, listing: options.listing ?? 'organization',
-  });
+  const listing = { organization: options.organization, since: to - ms, budget, concurrency: limit, listing: options.listing ?? 'organization' } as const;
   let cachedRuns = 0;
   const findings = new Map<string, RunFindings | null>();
-  await mapLimit(newestFirst(lists), limit, async (run) => {
+  const readRuns = (lists: ReadonlyArray<Run[] | null>) => mapLimit(newestFirst(lists), limit, async (run) => {
     const hit = cache.get(run.id);
     if (hit !== undefined) cachedRuns += 1;
     const found = hit ?? (await readRunWithin(api, run, budget));
     if (found !== null && hit === undefined) cache.put(found);
     findings.set(run.id, found);
   });
+  // The runs the organization's list gave are read before the workspaces it gave none are listed one by one.
+  const byOrganization = await listByOrganization(api, { ...listing, workspaces: options.workspaces });
+  await readRuns([...byOrganization.values()]);
+  const own = await listOwn(api, { ...listing, workspaces: options.workspaces.filter((ws) => !byOrganization.has(ws.id)) });
+  await readRuns([...own.values()]);
+  const lists = options.workspaces.map((ws) => byOrganization.get(ws.id) ?? own.get(ws.id) ?? null);
   const reads: WorkspaceRead[] = options.workspaces.map((workspace, i) => ({
     workspace, runs: lists[i]?.map((run) => ({ runId: run.id, findings: findings.get(run.id) ?? null })) ?? null,
   }));

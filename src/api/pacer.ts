@@ -71,6 +71,12 @@ export class Pacer {
 
   private readonly windowMs: number;
   private readonly burst: boolean;
+  /**
+   * A bursting pacer's view of the server's window: the starts its last answer left (less those started after it),
+   * and when that window frees; null before any answer. Until the first answer, one start a second: the window may
+   * already be spent by another client of the same user, which no answer has said yet.
+   */
+  private serverLeft: { left: number; resetAt: number } | null = null;
 
   /** `configured`: a ceiling on the announced limit, per window; `window`: a window other than a second (the run lists' minute). */
   constructor(private readonly clock: Clock, private readonly configured: 'auto' | number, window: PacerWindow = {}) {
@@ -128,6 +134,12 @@ export class Pacer {
     if (this.limit > 0) this.share = Math.min(MAX_SHARE, this.share + SHARE_STEP / this.budget());
     // Requests started after this one take slots the answer still counted as free.
     const ahead = this.startsWithin(startedAt, Infinity);
+    if (this.burst && headers.remaining !== null) {
+      const resetMs = headers.resetSeconds === null ? this.windowMs : headers.resetSeconds * 1000;
+      this.serverLeft = { left: headers.remaining - ahead, resetAt: this.clock.now() + resetMs + RESET_MARGIN_MS };
+      // The pump may be waiting on what was known before this answer: it looks again.
+      this.wake?.abort();
+    }
     if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
       // A reset of 0.0 with the window full says nothing (the hosted service sends it): a slot frees about every 1/limit s.
       const untilFreeMs = Math.max(headers.resetSeconds * 1000, this.limit > 0 ? this.windowMs / this.limit : 0);
@@ -169,6 +181,8 @@ export class Pacer {
 
   /** The earliest start the window allows: no more than the budget in any window (for a bursting pacer, its share of it). */
   private windowOpensAt(): number {
+    if (this.burst && this.announced === null && this.starts.length > 0) return (this.starts.at(-1) ?? 0) + SECOND_MS;
+    if (this.burst && this.serverLeft !== null && this.serverLeft.left <= 0 && this.clock.now() < this.serverLeft.resetAt) return this.serverLeft.resetAt;
     const cap = Math.max(1, Math.floor(this.burst ? this.budget() * this.share : this.budget()));
     if (this.starts.length < cap) return -Infinity;
     return (this.starts[this.starts.length - cap] ?? -Infinity) + this.windowMs + WINDOW_GUARD_MS;
@@ -194,6 +208,7 @@ export class Pacer {
       // check bounds how far); after a long stall it restarts instead.
       this.lastSlot = now - target <= MAX_CATCH_UP_MS ? target : now;
       this.starts.push(now);
+      if (this.serverLeft !== null) this.serverLeft.left -= 1;
       this.waiters.shift()?.(now);
     }
     this.pumping = false;

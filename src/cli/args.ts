@@ -23,8 +23,8 @@ export interface CliArgs {
   strictImports: boolean;
   /** `--max-agent-pools N`: every selected source may declare up to N agent pools, as with `max-agent-pools: N`; null: the config's. */
   maxAgentPools: number | null;
-  /** `--evidence-window DAYS` and `--evidence-max-requests N`: every selected source's `evidence:`; null: the config's. */
-  evidence: { windowDays: number | null; maxRequests: number | null };
+  /** `--evidence-window DAYS`, `--evidence-max-requests N`, `--evidence-max-seconds N`: every selected source's `evidence:`; null: the config's. */
+  evidence: { windowDays: number | null; maxRequests: number | null; maxSeconds?: number | null };
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -83,6 +83,7 @@ Options:
   --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
   --evidence-window 30d    how far back a tightening change's evidence reads runs (as evidence.window)
   --evidence-max-requests N  the most requests a plan spends reading runs (as evidence.max-requests; default 500)
+  --evidence-max-seconds N   the most time a plan spends reading runs (as evidence.max-seconds; default 120)
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -162,6 +163,7 @@ export const OPTIONS = {
   'max-agent-pools': { type: 'string' },
   'evidence-window': { type: 'string' },
   'evidence-max-requests': { type: 'string' },
+  'evidence-max-seconds': { type: 'string' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -261,7 +263,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     adopt: values.adopt === true,
     strictImports: values['strict-imports'] === true,
     maxAgentPools,
-    evidence: evidenceFlags(values['evidence-window'], values['evidence-max-requests']),
+    evidence: evidenceFlags(values['evidence-window'], values['evidence-max-requests'], values['evidence-max-seconds']),
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -286,7 +288,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
   'source', 'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
-  'max-agent-pools', 'parameter-env', 'parameter-files', 'token-dir', 'evidence-window', 'evidence-max-requests',
+  'max-agent-pools', 'parameter-env', 'parameter-files', 'token-dir', 'evidence-window', 'evidence-max-requests', 'evidence-max-seconds',
 ] as const;
 
 /**
@@ -319,13 +321,17 @@ function unknownFlagMessage(argv: string[]): string | null {
 /** The longest evidence window: the organization's run list covers the last year unless `filter[timeframe]` says (`run.mdx`). */
 const MAX_EVIDENCE_WINDOW_DAYS = 365;
 
-/** `--evidence-window 30d` and `--evidence-max-requests N`, checked. */
-function evidenceFlags(window: string | undefined, maxRequests: string | undefined): CliArgs['evidence'] {
+/** `--evidence-window 30d`, `--evidence-max-requests N` and `--evidence-max-seconds N`, checked. */
+function evidenceFlags(window: string | undefined, maxRequests: string | undefined, maxSecondsText?: string): CliArgs['evidence'] {
   if (window !== undefined && !/^[1-9][0-9]{0,2}d$/.test(window)) throw new UsageError(`--evidence-window must be a number of days such as 30d, not "${window}"`);
   if (window !== undefined && Number.parseInt(window, 10) > MAX_EVIDENCE_WINDOW_DAYS) {
     throw new UsageError(`--evidence-window must be at most ${MAX_EVIDENCE_WINDOW_DAYS}d, not "${window}": the organization's run list reads only the last ${MAX_EVIDENCE_WINDOW_DAYS} days`);
   }
   const max = maxRequests === undefined ? null : Number(maxRequests);
   if (max !== null && (!Number.isInteger(max) || max < 0)) throw new UsageError(`--evidence-max-requests must be a whole number, not "${maxRequests}"`);
-  return { windowDays: window === undefined ? null : Number.parseInt(window, 10), maxRequests: max };
+  const maxSeconds = maxSecondsText === undefined ? null : Number(maxSecondsText);
+  if (maxSeconds !== null && (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > 3600)) {
+    throw new UsageError(`--evidence-max-seconds must be a whole number of seconds from 1 to 3600, not "${maxSecondsText}"`);
+  }
+  return { windowDays: window === undefined ? null : Number.parseInt(window, 10), maxRequests: max, maxSeconds };
 }

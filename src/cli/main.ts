@@ -167,14 +167,16 @@ function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJ
   return 1;
 }
 
-/** A source's `evidence:` with the run's --evidence-window and --evidence-max-requests over it. */
+/** A source's `evidence:` with the run's --evidence-window, --evidence-max-requests and --evidence-max-seconds over it. */
 function withEvidenceFlags(given: SourceConfig['evidence'], flags: CliArgs['evidence']): { evidence?: SourceConfig['evidence'] } {
-  if (flags.windowDays === null && flags.maxRequests === null) return given === undefined ? {} : { evidence: given };
+  const maxSeconds = flags.maxSeconds ?? null;
+  if (flags.windowDays === null && flags.maxRequests === null && maxSeconds === null) return given === undefined ? {} : { evidence: given };
   const base = given ?? toEvidence({});
+  const seconds = maxSeconds ?? base.maxSeconds;
   return {
     evidence: {
       windowMs: flags.windowDays === null ? base.windowMs : flags.windowDays * 86_400_000, maxRequests: flags.maxRequests ?? base.maxRequests,
-      ...(base.maxSeconds === undefined ? {} : { maxSeconds: base.maxSeconds }),
+      ...(seconds === undefined ? {} : { maxSeconds: seconds }),
     },
   };
 }
