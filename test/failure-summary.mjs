@@ -27,12 +27,19 @@ export default async function* failureSummary(source) {
   for await (const event of source) {
     if (event.type !== 'test:start' && event.type !== 'test:fail') continue;
     const { name, nesting, file } = event.data;
-    names.length = nesting;
-    names.push(name);
-    if (nesting === 0) wrapper = WORKER.test(file ?? '') ? name : null;
-    if (event.type === 'test:start') continue;
     const error = event.data.details?.error;
     const reason = error?.failureType ?? 'testCodeFailure';
+    // A worker that failed as a whole (its time ran out): which file it was running, its events do not say (a suite
+    // still running is reported only once it ends); printFailures names the files it claimed and did not finish.
+    if (event.type === 'test:fail' && nesting === 0 && WORKER.test(name) && reason !== 'subtestsFailed') {
+      yield `${JSON.stringify({ file: null, test: path.basename(name), reason, message: String(error?.message ?? '').slice(0, 200) })}\n`;
+      continue;
+    }
+    names.length = nesting;
+    names.push(name);
+    // The worker's own test (named by its path) is not a suite it wraps a file in.
+    if (nesting === 0 && !WORKER.test(name)) wrapper = WORKER.test(file ?? '') ? name : null;
+    if (event.type === 'test:start') continue;
     if (reason === 'subtestsFailed') continue;
     const where = wrapper !== null && (file === undefined || WORKER.test(file)) ? `test/${wrapper}.test.ts` : testFile(file);
     const message = String(error?.cause?.message ?? error?.message ?? '').split('\n').find((line) => line.trim() !== '') ?? '';
@@ -40,8 +47,11 @@ export default async function* failureSummary(source) {
   }
 }
 
-/** The failed tests a run's summary file holds, as the last lines of its output ('' when none failed). */
-export function printFailures(summaryFile) {
+/**
+ * The failed tests a run's summary file holds, as the last lines of its output ('' when none failed). `unfinished`:
+ * the test files a worker took and never finished, named for a worker that failed as a whole.
+ */
+export function printFailures(summaryFile, unfinished = []) {
   let lines;
   try {
     lines = readFileSync(summaryFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
@@ -49,6 +59,11 @@ export function printFailures(summaryFile) {
     return '';
   }
   if (lines.length === 0) return '';
+  for (const l of lines) {
+    if (l.file !== null) continue;
+    l.file = unfinished.length === 0 ? `a worker (${l.test})` : unfinished.map((name) => `test/${name}.test.ts`).join(', ');
+    l.test = `still running when its worker (${l.test}) ended`;
+  }
   const files = new Set(lines.map((l) => l.file));
   const shown = lines.slice(0, 40).map((l) => {
     const why = l.reason === 'testCodeFailure' ? '' : ` [${l.reason}]`;

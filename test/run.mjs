@@ -193,6 +193,18 @@ setTimeout(() => {
 }, 10_000).unref();
 `;
 
+/** The files a worker took from the queue and did not finish (no line in profile.jsonl): one it was running when it ended. */
+function unfinishedFiles() {
+  const dir = path.join(built, 'shards');
+  let finished;
+  try {
+    finished = new Set(readFileSync(path.join(dir, 'profile.jsonl'), 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l).name));
+  } catch {
+    finished = new Set();
+  }
+  return readdirSync(path.join(dir, 'claims')).filter((name) => !finished.has(name)).sort();
+}
+
 /** With TEST_PROFILE=1: the files that took the most CPU and the most wall time, from the workers' profile.jsonl. */
 function printProfile() {
   const file = path.join(built, 'shards', 'profile.jsonl');
@@ -216,7 +228,7 @@ if (tier === 'default') {
   const check = await checked;
   if (process.env['TEST_PROFILE'] === '1') printProfile();
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
-  process.stdout.write(printFailures(failures));
+  process.stdout.write(printFailures(failures, unfinishedFiles()));
   code = tests === 0 && check.code === 0 ? 0 : 1;
 } else if (tier === 'e2e' || tier === 'pipeline') {
   await compile();
