@@ -4,9 +4,13 @@
  * the enforced version is the folder as declared and the plan after says no changes.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
+import { ApiClient } from '../src/api/client.js';
 import { markerSetRollout } from '../src/plan/marker.js';
-import { ORG, type TestEmulator } from './helpers/emulator.js';
+import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { ORG, TestEmulator } from './helpers/emulator.js';
+import { captureLogs } from './helpers/logs.js';
+import { tempTree } from './helpers/temp-tree.js';
 import { EVIDENCE_WORKSPACES } from './helpers/evidence.js';
 import { publishedSchema } from './helpers/published-schema.js';
 import { useWorld } from './helpers/world.js';
@@ -14,8 +18,8 @@ import { useWorld } from './helpers/world.js';
 const [APP, DATA, WEB] = ['ws-AppProd000001', 'ws-DataProd00001', 'ws-WebDev0000001'];
 const block = (name: string, level: string) => `policy "${name}" {\n  source = "./${name}.sentinel"\n  enforcement_level = "${level}"\n}\n`;
 /** The set `lib`: `strict` and `clean` at `level`, `loose` advisory, with `settings` in its policy-set.yaml. */
-const lib = (level: string, settings = '') => ({
-  'policy-sets/lib/sentinel.hcl': block('clean', level) + block('loose', 'advisory') + block('strict', level),
+const lib = (level: string, settings = '', levels: Record<string, string> = {}) => ({
+  'policy-sets/lib/sentinel.hcl': block('clean', levels['clean'] ?? level) + block('loose', levels['loose'] ?? 'advisory') + block('strict', levels['strict'] ?? level),
   ...Object.fromEntries(['clean', 'loose', 'strict'].map((name) => [`policy-sets/lib/${name}.sentinel`, 'main = rule { true }\n'])),
   'policy-sets/lib/policy-set.yaml': `global: true\n${settings}`,
 });
@@ -77,10 +81,46 @@ describe('a versioned set\'s rollout decided by one-shot runs that share no stat
     assert.match(promoted, /policy "strict" of set "lib": promoted to hard-mandatory by its rollout/);
     const after = await enforced();
     assert.deepEqual(after.levels, { clean: 'hard-mandatory', loose: 'advisory', strict: 'hard-mandatory' }, 'the enforced version is the folder as declared');
-    assert.deepEqual([after.rollout?.state, after.rollout?.held], ['promoted', null]);
+    assert.equal(after.rollout?.state, 'promoted');
 
     await world.clearRequests();
     assert.match(await ci(rollout, '--dry-run'), /No changes/);
     assert.deepEqual((await world.requests()).filter((r) => /\/runs|\/workspaces/.test(r.path)), [], 'a finished rollout reads no run');
   });
+
+  it('a lowered level applies at once; a newly raised policy is held alone, the others staying as enforced', async () => {
+    const lowered = await ci(await fixture.repo(lib('hard-mandatory', ROLLOUT, { strict: 'soft-mandatory' })));
+    assert.doesNotMatch(lowered, /rollout starts/);
+    assert.deepEqual((await enforced()).levels, { clean: 'hard-mandatory', loose: 'advisory', strict: 'soft-mandatory' });
+    const raised = await ci(await fixture.repo(lib('hard-mandatory', ROLLOUT, { strict: 'soft-mandatory', loose: 'hard-mandatory' })));
+    assert.match(raised, /policy "loose" of set "lib": rollout starts: held at advisory/);
+    assert.doesNotMatch(raised, /policy "(clean|strict)" of set "lib"/);
+    assert.deepEqual((await enforced()).levels, { clean: 'hard-mandatory', loose: 'advisory', strict: 'soft-mandatory' });
+    assert.equal((await enforced()).rollout?.state, 'held');
+  });
+});
+
+test('the daemon holds a versioned set\'s raised policy, then promotes it on the pass after its runs are clean', { timeout: 60_000 }, async (t) => {
+  const emulator = await TestEmulator.start({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }], behaviour: { ingestionMs: 150 } });
+  t.after(() => emulator.close());
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: captureLogs().logger });
+  t.after(() => api.close());
+  const repo = await tempTree(t, lib('hard-mandatory', 'rollout: { start: advisory, clean-runs: 1 }\n'));
+  const { daemon, get } = await startTestDaemon(t, { sources: [testSource('platform', { organization: ORG, path: repo })], api });
+  await daemon.whenIdle();
+  const levels = async () => {
+    const set = (await emulator.organization())['policy-sets'].find((s) => s.name === 'lib')!;
+    return Object.fromEntries((set.versions.find((v) => v.id === set['current-version'])?.policies ?? []).map((p) => [p.name, p.level]));
+  };
+  assert.deepEqual(await levels(), { clean: 'advisory', loose: 'advisory', strict: 'advisory' }, 'created with both held at start');
+  await addRun(emulator, APP, { strict: 'failed' });
+  daemon.trigger('platform', 'schedule');
+  await daemon.whenIdle();
+  assert.deepEqual(await levels(), { clean: 'hard-mandatory', loose: 'advisory', strict: 'advisory' });
+  const rollouts = ((await (await get('/status')).json()) as { sources: Array<{ rollouts?: Array<{ policy: string; state: string }> }> }).sources[0]?.rollouts;
+  assert.deepEqual(rollouts?.map((r) => [r.policy, r.state]), [['clean', 'promoted'], ['strict', 'held']]);
+  await addRun(emulator, APP, {});
+  daemon.trigger('platform', 'schedule');
+  await daemon.whenIdle();
+  assert.deepEqual(await levels(), { clean: 'hard-mandatory', loose: 'advisory', strict: 'hard-mandatory' });
 });

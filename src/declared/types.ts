@@ -190,11 +190,12 @@ export interface DeclaredPolicySet {
 
 /**
  * A versioned set's rollout as its marker records it: which rollout (its block and the folder's digest), when it
- * began, held or promoted, and which of its raised policies are still held (a bitmap, hex, over the policies of the
- * config file at a level stricter than the start, sorted by name).
+ * began, held or promoted, and the levels its uploaded version gives the policies it puts at a level that blocks
+ * (plan/set-rollout.ts `levelMarks`: 8 hex digits a policy, sorted; null: none), from which every runner knows which
+ * are held and which level the service enforces for each.
  */
 export interface SetRolloutRecord extends RolloutRecord {
-  held: string | null;
+  enforced: string | null;
 }
 
 /** The level (and rollout) a YAML set gives its members. */

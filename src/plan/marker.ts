@@ -12,7 +12,7 @@ const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
 const TRAILING_MARKER =
-  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted)(?: held=(?<held>[0-9a-f]{1,1024}))?)? -->[ \t\r\n]*$/;
+  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted)(?: levels=(?<levels>(?:[0-9a-f]{8}){1,4096}))?)? -->[ \t\r\n]*$/;
 
 /**
  * What a policy set's marker records beside its source: the content it last saw ready (`content=sha256:<hex>`) and
@@ -23,17 +23,18 @@ export interface SetMarks {
   content?: { digest: string; version: string } | null;
   sensitive?: string | null;
   /**
-   * A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`), or a versioned set's, which adds the bitmap
-   * of its policies still held (`held=<hex>`): where any runner finds it.
+   * A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`), or a versioned set's, which adds the levels
+   * its uploaded version gives its policies at a level that blocks (`levels=<hex>`, 8 digits a policy): where any
+   * runner finds it.
    */
-  rollout?: (RolloutRecord & { held?: string | null }) | null;
+  rollout?: (RolloutRecord & { enforced?: string | null }) | null;
 }
 
 export function marker(source: string, set: SetMarks = {}): string {
   const content = set.content == null ? '' : ` content=sha256:${set.content.digest} version=${set.content.version}`;
   const sensitive = set.sensitive == null ? '' : ` sensitive=${set.sensitive}`;
-  const held = set.rollout?.held == null ? '' : ` held=${set.rollout.held}`;
-  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}${held}`;
+  const levels = set.rollout?.enforced == null ? '' : ` levels=${set.rollout.enforced}`;
+  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}${levels}`;
   return `${PREFIX}${source}${content}${sensitive}${rollout}${SUFFIX}`;
 }
 
@@ -58,11 +59,11 @@ export function markerRollout(description: string | null): RolloutRecord | null 
   return { digest: groups['rollout'], startedAt: Number(groups['started']), state: groups['state'] as RolloutRecord['state'] };
 }
 
-/** A versioned set's rollout as its marker records it, with the bitmap of its policies still held; null when it records none. */
-export function markerSetRollout(description: string | null): (RolloutRecord & { held: string | null }) | null {
+/** A versioned set's rollout as its marker records it, with the levels of its uploaded version; null when it records none. */
+export function markerSetRollout(description: string | null): (RolloutRecord & { enforced: string | null }) | null {
   const record = markerRollout(description);
   if (record === null) return null;
-  return { ...record, held: TRAILING_MARKER.exec(description!)?.groups?.['held'] ?? null };
+  return { ...record, enforced: TRAILING_MARKER.exec(description!)?.groups?.['levels'] ?? null };
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */

@@ -1,10 +1,11 @@
 /** The diff of policy sets: creates, updates, kind changes as replaces, and prune, from their pairs. Pure. */
 import type { DeclaredPolicySet, SetContent, SetRolloutRecord, SetTags } from '../declared/types.js';
-import { selectorText, type LivePolicySet } from '../model.js';
+import { LEVEL_RANK, selectorText, type EnforcementLevel, type LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
 import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
 import { markerSet, markerSetRollout, stripMarker } from './marker.js';
 import { recordWords } from './rollout-words.js';
+import { levelMarks, markedLevel } from './set-rollout.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
@@ -134,7 +135,7 @@ function shownParameters(parameters: ReadonlyArray<{ key: string; value: string 
 }
 
 function settingValues(set: DeclaredPolicySet): Fields {
-  const rollout = setRolloutWords(set.rolloutRecord ?? null);
+  const rollout = setRolloutWords(set.rolloutRecord ?? null, set);
   return created({
     ...(rollout === null ? {} : { rollout }),
     kind: set.kind,
@@ -169,24 +170,29 @@ function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, a
 }
 
 /** A versioned set's rollout record in words, as its `rollout` field shows it: `held since …: 2 levels held back`. */
-function setRolloutWords(record: SetRolloutRecord | null): string | null {
+function setRolloutWords(record: SetRolloutRecord | null, set: DeclaredPolicySet): string | null {
   const words = recordWords(record);
-  if (words === null || record === null || record.held === null) return words;
-  const held = [...record.held].reduce((n, hex) => n + [...Number.parseInt(hex, 16).toString(2)].filter((b) => b === '1').length, 0);
+  if (words === null || record === null || record.state === 'promoted') return words;
+  const held = (set.content?.levels ?? []).filter((p) => p.level in LEVEL_RANK && LEVEL_RANK[markedLevel(p.name, record.enforced)] < LEVEL_RANK[p.level as EnforcementLevel]).length;
   return `${words}: ${count(held, 'level')} held back`;
 }
 
 /**
- * What a versioned set's rollout changes: its marker's record (the `rollout` field), whether the levels the upload holds
- * back differ from those the enforced version holds back (a new version is uploaded), and the reason's words when a
- * policy is promoted. A set with no rollout whose marker still holds levels back uploads the folder as declared.
+ * What a versioned set's rollout changes: its marker's record (the `rollout` field), whether the levels of the version
+ * to upload differ from those of the version enforced (a new version is uploaded), and the reason's words when a
+ * policy is promoted. The version enforced without a record is the folder its marker's digest names; a set whose
+ * rollout is gone while its version holds levels back uploads the folder as declared.
  */
 function rolloutChange(set: DeclaredPolicySet, live: LivePolicySet): { field: { before: string | null; after: string | null } | null; levelsChanged: boolean; reason: string } {
   const recorded = markerSetRollout(live.description);
   const wanted = set.rolloutRecord ?? null;
-  const levelsChanged = (wanted?.held ?? null) !== (recorded?.held ?? null) || (wanted?.held != null && recorded!.digest !== wanted.digest);
-  const same = recorded?.digest === wanted?.digest && recorded?.startedAt === wanted?.startedAt && recorded?.state === wanted?.state && (recorded?.held ?? null) === (wanted?.held ?? null);
-  const field = same ? null : { before: setRolloutWords(recorded), after: setRolloutWords(wanted) };
+  if (set.content === null || (recorded === null && wanted === null)) return { field: null, levelsChanged: false, reason: '' };
+  const asDeclared = levelMarks(set.content.levels ?? []);
+  const enforcedNow = recorded === null ? asDeclared : recorded.enforced;
+  const uploading = wanted === null ? asDeclared : wanted.enforced;
+  const levelsChanged = enforcedNow !== uploading;
+  const same = recorded?.digest === wanted?.digest && recorded?.startedAt === wanted?.startedAt && recorded?.state === wanted?.state && recorded?.enforced === wanted?.enforced;
+  const field = same ? null : { before: setRolloutWords(recorded, set), after: setRolloutWords(wanted, set) };
   const promoted = recorded !== null && wanted !== null && recorded.digest === wanted.digest && levelsChanged;
   return { field, levelsChanged, reason: promoted ? 'rollout promoted' : '' };
 }

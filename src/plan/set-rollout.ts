@@ -38,19 +38,30 @@ function withRecords(declared: DeclaredState, live: LiveState): SetWithRollout[]
   });
 }
 
-/** The still-held policies as the marker's bitmap (hex, bit i of the candidates); null when none is held. */
-export function heldBits(candidates: ReadonlyArray<{ name: string }>, held: ReadonlySet<string>): string | null {
-  if (![...held].some((name) => candidates.some((c) => c.name === name))) return null;
-  const nibbles = new Array<number>(Math.ceil(candidates.length / 4)).fill(0);
-  candidates.forEach((c, i) => {
-    if (held.has(c.name)) nibbles[i >> 2]! |= 1 << (i & 3);
-  });
-  return nibbles.map((n) => n.toString(16)).join('');
+const BLOCKING_LEVELS: readonly EnforcementLevel[] = ['mandatory', 'hard-mandatory', 'soft-mandatory'];
+
+function levelMark(name: string, level: string): string {
+  return codeDigest(`${name}\n${level}`).slice(0, 8);
 }
 
-function heldNames(candidates: ReadonlyArray<{ name: string }>, bits: string | null): Set<string> {
-  if (bits === null) return new Set();
-  return new Set(candidates.filter((_, i) => (Number.parseInt(bits[i >> 2] ?? '0', 16) & (1 << (i & 3))) !== 0).map((c) => c.name));
+/**
+ * The marker's record of the levels an uploaded version gives: 8 hex digits of a digest of each policy's name and
+ * level, for each at a level that blocks, sorted; null when none blocks.
+ */
+export function levelMarks(levels: ReadonlyArray<{ name: string; level: string }>): string | null {
+  const marks = levels.filter((p) => BLOCKING_LEVELS.includes(p.level as EnforcementLevel)).map((p) => levelMark(p.name, p.level)).sort();
+  return marks.length === 0 ? null : marks.join('');
+}
+
+/** The level an uploaded version gives `name`, as its marks record it: advisory when it blocks in none of the levels. */
+export function markedLevel(name: string, marks: string | null): EnforcementLevel {
+  const set = new Set((marks ?? '').match(/[0-9a-f]{8}/g) ?? []);
+  return BLOCKING_LEVELS.find((level) => set.has(levelMark(name, level))) ?? 'advisory';
+}
+
+/** The candidates the version its marks describe holds below their declared level. */
+function heldIn(candidates: ReadonlyArray<{ name: string; level: EnforcementLevel }>, marks: string | null): Set<string> {
+  return new Set(candidates.filter((c) => LEVEL_RANK[markedLevel(c.name, marks)] < LEVEL_RANK[c.level]).map((c) => c.name));
 }
 
 /** The set's scope after the plan, as ids. */
@@ -68,7 +79,7 @@ export function setRolloutsInProgress(declared: DeclaredState, live: LiveState):
     if (record === null || record.digest !== digest || record.state !== 'held') return [];
     const scope = setScope(entry, declared);
     if (scope === null) return [];
-    return [...heldNames(candidates, record.held)].map((policy) => ({ policy, scope, startedAt: record.startedAt }));
+    return [...heldIn(candidates, record.enforced)].map((policy) => ({ policy, scope, startedAt: record.startedAt }));
   });
 }
 
@@ -87,14 +98,16 @@ export function withSetRollouts(declared: DeclaredState, live: LiveState, eviden
     let held: Set<string>;
     if (record !== null && record.digest === digest) {
       started = record;
-      held = heldNames(candidates, record.held);
+      held = heldIn(candidates, record.enforced);
     } else if (record === null && current !== null && markerSet(current.description).content === set.content.digest) {
       // Enforced as declared before it had a rollout: nothing to roll out.
-      started = { digest, startedAt: now, state: 'promoted', held: null };
+      started = { digest, startedAt: now, state: 'promoted', enforced: null };
       held = new Set();
     } else {
-      held = raised(candidates, current, evidence, scope);
-      started = { digest, startedAt: now, state: 'held', held: null };
+      // A new rollout, or the folder or the block changed: a policy the service already enforces at its declared level
+      // (or stricter) is not raised, and a lowered level applies at once; the others are held from now.
+      held = record !== null ? heldIn(candidates, record.enforced) : raised(candidates, current, evidence, scope);
+      started = { digest, startedAt: now, state: 'held', enforced: null };
       for (const name of [...held].sort()) rollouts.push(status(set.name, name, spec, candidates, started, 'starting', { cleanRuns: 0, failing: [], errored: [], partial: false, inScope: scope.length, evaluated: 0, notEvaluated: scope.length }, now));
     }
     if (started === record) {
@@ -107,9 +120,9 @@ export function withSetRollouts(declared: DeclaredState, live: LiveState, eviden
         if (promote) held.delete(name);
       }
     }
-    const bits = heldBits(candidates, held);
-    const rolloutRecord: SetRolloutRecord = { digest, startedAt: started.startedAt, state: bits === null ? 'promoted' : 'held', held: bits };
     const heldLevels = candidates.filter((c) => held.has(c.name)).map((c) => ({ name: c.name, level: spec.start }));
+    const uploaded = (set.content.levels ?? []).map((p) => (held.has(p.name) ? { name: p.name, level: spec.start as string } : p));
+    const rolloutRecord: SetRolloutRecord = { digest, startedAt: started.startedAt, state: held.size === 0 ? 'promoted' : 'held', enforced: levelMarks(uploaded) };
     decided.set(set.name, { ...set, content: { ...set.content, held: heldLevels }, rolloutRecord });
   }
   if (decided.size === 0) return { declared, rollouts };
