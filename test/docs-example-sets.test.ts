@@ -124,13 +124,15 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
         const { world } = fixture;
         const { settings, env, allow } = declared(example);
         const name = `${typeof settings.name === 'string' ? settings.name : 'example'}-${shape}`;
-        // kind, and the members' enforcement-level and rollout, are for a set declared in YAML only.
-        const { kind, 'enforcement-level': _level, rollout: _rollout, ...folderSettings }: Settings = { ...settings, name };
+        // kind and the members' enforcement-level are for a set declared in YAML only; a rollout given without one is a
+        // versioned set's (its levels are in its config file), and the members' rollout needs the members' level.
+        const { kind, 'enforcement-level': level, rollout, ...folderSettings }: Settings = { ...settings, name };
         const sentinel = kind !== 'opa';
+        const { rollout: _versioned, ...yamlSettings }: Settings = { ...settings, name };
         const tree = shape === 'yaml'
-          ? { [`policy-sets/${name}.yaml`]: stringify({ ...settings, name }) }
+          ? { [`policy-sets/${name}.yaml`]: stringify(level === undefined ? yamlSettings : { ...settings, name }) }
           : {
-              [`policy-sets/${name}/policy-set.yaml`]: stringify(folderSettings),
+              [`policy-sets/${name}/policy-set.yaml`]: stringify(level === undefined && rollout !== undefined ? { ...folderSettings, rollout } : folderSettings),
               [`policy-sets/${name}/${sentinel ? 'sentinel.hcl' : 'policies.hcl'}`]: sentinel ? 'policy "p" {\n  source = "./p.sentinel"\n}\n' : 'policy "p" {\n  query = "data.p.deny"\n}\n',
               [`policy-sets/${name}/${sentinel ? 'p.sentinel' : 'p.rego'}`]: sentinel ? 'main = rule { true }\n' : 'package p\n',
             };

@@ -14,7 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config/load.js';
 import { readDeclared } from '../src/declared/index.js';
-import { blockingLine, evidenceLine, levelLines, policyLines, rolloutLine } from '../src/output/evidence-words.js';
+import { blockingLine, evidenceLine, heldBackLine, levelLines, policyLines, rolloutLine } from '../src/output/evidence-words.js';
 import type { ChangeEvidence } from '../src/plan/evidence.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 import { useTempTrees } from './helpers/temp-tree.js';
@@ -107,6 +107,26 @@ const CHECKS: Array<{ name: string; takes: (b: Block) => boolean; check: (b: Blo
         assert.equal(policy.enforcementLevel, 'hard-mandatory', policy.name);
         assert.equal(policy.rollout?.cleanRuns, settings.rollout['clean-runs'], policy.name);
       }
+    },
+  },
+  {
+    name: 'a versioned set\'s content under its rollout: the line of what the upload holds back',
+    takes: (b) => b.lang === '' && b.body.includes('the upload holds back'),
+    check: (b) => {
+      const line = heldBackLine([{ name: 's3-block-public-access-bucket-level', level: 'advisory' }, { name: 's3-require-ssl', level: 'advisory' }]);
+      assert.deepEqual(comments(b.body), [line]);
+    },
+  },
+  {
+    name: 'a versioned set\'s policy-set.yaml with a rollout: read as the repo would be',
+    takes: (b) => b.lang === 'yaml' && /^rollout:/m.test(b.body) && !/^enforcement-level:/m.test(b.body),
+    check: async (b) => {
+      const { policySets } = await readDeclared(await dirOf({
+        'policy-sets/fsbp/sentinel.hcl': 'policy "s3-require-ssl" {\n  source = "./s3-require-ssl.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+        'policy-sets/fsbp/s3-require-ssl.sentinel': 'main = rule { true }\n', 'policy-sets/fsbp/policy-set.yaml': b.body,
+      }));
+      const rollout = (parse(b.body) as { rollout: { start: string; 'clean-runs': number } }).rollout;
+      assert.deepEqual([policySets?.[0]?.rollout?.start, policySets?.[0]?.rollout?.cleanRuns], [rollout.start, rollout['clean-runs']]);
     },
   },
   {
