@@ -136,7 +136,7 @@ async function packFile(
     if (!isInside(place.realFolder, file.real)) return { problem: { file: file.rel, message: `resolves outside the policy set's folder ${place.folder}` } };
     if (opened.size !== file.size) return { problem: changed(file) };
     if (place.rewrite?.path === file.path) return await packRewritten(pack, file, opened, place.rewrite.bytes);
-    const header = { name: file.path, size: opened.size, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const };
+    const header = entryHeader(file.path, opened.size);
     let entry!: ReturnType<typeof pack.entry>;
     const done = new Promise<void>((resolve, reject) => {
       entry = pack.entry(header, (error) => (error ? reject(error) : resolve()));
@@ -157,7 +157,7 @@ async function packFile(
     if (scanned.bytes !== opened.size) return { problem: changed(file) };
     entry.end();
     await done;
-    return { sha256: scanned.utf8 ? scanned.codeDigest : scanned.fileSha256, size: scanned.bytes };
+    return packedDigest(scanned);
   } finally {
     closeSync(opened.fd);
   }
@@ -175,8 +175,18 @@ async function packRewritten(
   const scanned = scan.finish();
   const bytes = rewrite(whole);
   await new Promise<void>((resolve, reject) => {
-    pack.entry({ name: file.path, size: bytes.length, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, bytes, (error) => (error ? reject(error) : resolve()));
+    pack.entry(entryHeader(file.path, bytes.length), bytes, (error) => (error ? reject(error) : resolve()));
   });
+  return packedDigest(scanned);
+}
+
+/** One entry's header: the same for every file but its name and size, so the bytes depend on nothing else. */
+function entryHeader(name: string, size: number) {
+  return { name, size, mode: 0o644, mtime: FIXED_TIME, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const };
+}
+
+/** A packed file's content digest: of its text with line ends normalised when it is UTF-8, else of its bytes. */
+function packedDigest(scanned: ReturnType<ReturnType<typeof createCodeScan>['finish']>): { sha256: string; size: number } {
   return { sha256: scanned.utf8 ? scanned.codeDigest : scanned.fileSha256, size: scanned.bytes };
 }
 
