@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { markerRollout } from '../src/plan/marker.js';
 import { spawnCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { EVIDENCE_WORKSPACES, s3Repo } from './helpers/evidence.js';
@@ -41,5 +42,13 @@ describe('a saved plan\'s rollouts', () => {
     const markdown = await spawnCli(['--show', file, '--output', 'markdown']);
     assert.match(markdown.stdout, /#### Rollouts \(1\)\n\n- policy "s3-encryption": rollout starts: held at advisory/);
     assert.match(markdown.stdout, /⏸ held at advisory; promotion to hard-mandatory would block app-prod/);
+
+    // The rollout begins when the saved plan is applied: its start time is the applying run's, not a reason to refuse it.
+    const applied = await world.cli('--reconcile', dir, ['--plan', file]);
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    assert.match(applied.stdout, /Apply complete! Resources: 0 created, 1 updated/);
+    const policy = (await world.policies()).find((p) => p.name === 's3-encryption')!;
+    assert.equal(policy['enforcement-level'], 'advisory');
+    assert.equal(markerRollout(policy.description as string)?.state, 'held');
   });
 });

@@ -6,6 +6,7 @@
  * state again and refuses the whole plan unless the plan made now holds each saved change identically
  * (`checkSavedChanges`). Pure: no I/O.
  */
+import { markerRollout } from './marker.js';
 import type { NativeKindName, Ownership } from '../model.js';
 import type { Pair, Pairing } from './pairs.js';
 import {
@@ -158,7 +159,21 @@ function comparable(change: Change): Record<string, unknown> {
   // Words for a person are not compared: the reason, and the files a content changed (known only where the state dir
   // holds the content before, which the run that applies may not).
   const { reason: _reason, evidence: _evidence, ...rest } = withoutScopeNames(change.resource === 'policy-set' ? withoutContentFiles(change) : change);
-  return rest.resource === 'agent' || rest.resource === 'agent-token' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
+  return rest.resource === 'agent' || rest.resource === 'agent-token' ? rest : withoutStartTime({ ...rest, declared: comparableSpec(rest.declared) });
+}
+
+/**
+ * A rollout that begins with the plan records the time the plan was made; the plan that applies it begins it at its
+ * own time. Its start time (in the spec's record and in the `rollout` field's words) is not compared; every other part
+ * of the record is, and a rollout under way (its marker records it) is compared whole.
+ */
+function withoutStartTime(change: Record<string, unknown>): Record<string, unknown> {
+  const declared = change['declared'] as { rollout?: { digest: string; startedAt: number } } | null;
+  const live = change['live'] as { description?: string | null } | null;
+  if (declared?.rollout === undefined || markerRollout(live?.description ?? null)?.digest === declared.rollout.digest) return change;
+  const fields = { ...(change['fields'] as Record<string, unknown>) };
+  if (fields['rollout'] !== undefined) fields['rollout'] = 'begins with the plan';
+  return { ...change, fields, declared: { ...declared, rollout: { ...declared.rollout, startedAt: null } } };
 }
 
 function withoutContentFiles(change: PolicySetChange): PolicySetChange {
