@@ -185,8 +185,8 @@ for (const name of queue) {
   appendFileSync(new URL('./profile.jsonl', import.meta.url), \`\${JSON.stringify(line)}\\n\`);
 }
 // Every file has ended. A handle a file left open would keep this process, and the tier, waiting for good: after 10 s
-// the worker says what is still open, and after which files an fs.watch was left open, and ends. (One such leak, a
-// folder watch chokidar 5 started while it was being closed, src/source/folder-watcher.ts now closes.)
+// the worker says what is still open, and after which files an fs.watch was left open, and ends. (A folder watch
+// closes every fs.watch it opened, src/source/folder-watcher.ts, those of a start that failed too.)
 setTimeout(() => {
   process.stderr.write(\`worker \${process.pid}: still running 10 s after its last file ended, held by \${JSON.stringify(process.getActiveResourcesInfo())}; an fs.watch left open after \${JSON.stringify(leftWatches)}; ending it\\n\`);
   process.exit(process.exitCode ?? 0);
