@@ -46,6 +46,19 @@ describe('the run lists\' pacer', () => {
     assert.equal(starts[0], 0);
     assert.ok((starts[1] ?? 0) >= 42_000, `the next started at ${starts[1]} ms, before the reset`);
   });
+
+  it('starts no more than the last answer left before its reset', async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 'auto', { windowMs: MINUTE, burst: true });
+    const starts: number[] = [];
+    for (let i = 0; i < 6; i += 1) void pacer.acquire().then(() => starts.push(clock.now()));
+    await clock.advance(0);
+    pacer.observe({ limit: 30, remaining: 2, resetSeconds: 42 }, 0);
+    await clock.advance(41_000);
+    assert.equal(starts.length, 3, 'the probe and the two the answer left');
+    await clock.runUntilIdle();
+    assert.ok((starts[3] ?? 0) >= 42_000, `the fourth started at ${starts[3]} ms, before the reset`);
+  });
 });
 
 describe('run lists against the emulator at the real limits', () => {
