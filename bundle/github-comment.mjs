@@ -26697,6 +26697,49 @@ function errorMessage(error) {
 var import_undici = __toESM(require_undici(), 1);
 import { BlockList, isIP } from "node:net";
 
+// src/host-port.ts
+function isLoopbackHost(host) {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost" || bare.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(bare)) return true;
+  const groups = ipv6Groups(bare);
+  if (groups === null) return false;
+  if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return true;
+  return embeddedIpv4(bare)?.startsWith("127.") ?? false;
+}
+function embeddedIpv4(ipv6) {
+  const g = ipv6Groups(ipv6.replace(/^\[(.*)\]$/, "$1"));
+  if (g === null) return null;
+  const dotted = (high, low) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const zeros = (from, to) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 65535) return dotted(g[6], g[7]);
+  if (g[0] === 100 && g[1] === 65435 && zeros(2, 6)) return dotted(g[6], g[7]);
+  if (g[0] === 8194) return dotted(g[1], g[2]);
+  if (zeros(0, 6) && (g[6] !== 0 || g[7] > 1)) return dotted(g[6], g[7]);
+  return null;
+}
+function ipv6Groups(text) {
+  if (!text.includes(":") || !/^[0-9a-f:.]+$/i.test(text)) return null;
+  let body = text;
+  const tail = [];
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (dotted !== null) {
+    const bytes = dotted.slice(2, 6).map(Number);
+    if (bytes.some((b) => b > 255)) return null;
+    tail.push(bytes[0] << 8 | bytes[1], bytes[2] << 8 | bytes[3]);
+    body = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
+  }
+  const halves = body.split("::");
+  if (halves.length > 2) return null;
+  const part = (s) => s === "" ? [] : s.split(":");
+  const head = part(halves[0]);
+  const rest = halves.length === 2 ? part(halves[1]) : [];
+  if ([...head, ...rest].some((h) => !/^[0-9a-f]{1,4}$/i.test(h))) return null;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? given !== 8 : given > 7) return null;
+  const fill = new Array(8 - given).fill(0);
+  return [...head.map((h) => parseInt(h, 16)), ...fill, ...rest.map((h) => parseInt(h, 16)), ...tail];
+}
+
 // src/redact.ts
 var HIDDEN = "***";
 var MIN_SECRET = 4;
@@ -26774,6 +26817,7 @@ function proxyFor(url, settings) {
   const target = new URL(url);
   const proxy = target.protocol === "https:" ? settings.https ?? settings.http : target.protocol === "http:" ? settings.http : null;
   if (proxy === null) return null;
+  if (isLoopbackHost(target.hostname)) return null;
   const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
   return bypassed(target.hostname, port, settings.noProxy) ? null : proxy;
 }
@@ -27089,6 +27133,7 @@ function commentMarker(body, source) {
   return MARKER.exec(body)?.[0] ?? `<!-- policy-pool-sync plan source=${source} -->`;
 }
 async function upsertStickyComment(options) {
+  if (options.body.replace(MARKER, "").trim() === "") throw new Error("the plan is empty: the pull request's comment is left as it was");
   const marker = commentMarker(options.body, options.source);
   const body = fitBody(options.body.startsWith(marker) ? options.body : `${marker}
 ${options.body}`);
