@@ -1,4 +1,3 @@
-import { writeSync } from 'node:fs';
 import { destination, levels, pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { UsageError } from './errors.js';
@@ -84,9 +83,30 @@ function rounded(record: Record<string, unknown>): Record<string, unknown> {
   return round(record) as Record<string, unknown>;
 }
 
-/** A writer to file descriptor 2 that writes synchronously. */
-export function stderrWriter(): DestinationStream {
-  return { write: (text: string) => void writeSync(2, text) };
+/** What waits for a stderr nobody reads, at most, before further lines are dropped (a server's writer). */
+export const STDERR_BACKLOG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A writer to file descriptor 2 (sonic-boom, pino's own). A pipe's reader can fall behind (a container runtime's log
+ * collector, a benchmark): the descriptor is non-blocking once `process.stderr` is opened, and a plain `writeSync`
+ * then throws EAGAIN and ends the process.
+ * - `sync: true` (a one-shot run): each line is written before `write` returns, a full pipe waited out, so every line
+ *   is in order with the plan and written before exit.
+ * - `sync: false` (a server: the daemon, the emulator): lines are written in order as the pipe takes them, without
+ *   holding the event loop (so `/healthz` answers while the collector is slow); at most `STDERR_BACKLOG_BYTES` wait,
+ *   and what waits at exit is written then.
+ */
+export function stderrWriter(options: { sync: boolean }): DestinationStream {
+  if (options.sync) return destination({ fd: 2, sync: true });
+  const stream = destination({ fd: 2, sync: false, minLength: 0, maxLength: STDERR_BACKLOG_BYTES });
+  process.once('exit', () => {
+    try {
+      stream.flushSync();
+    } catch {
+      // Nothing more can be written (stderr closed).
+    }
+  });
+  return stream;
 }
 
 /** A logger that writes nothing, for library use and tests. */

@@ -96,3 +96,48 @@ describe('the built binary', () => {
     assert.ok(line('daemon stopped') !== undefined);
   });
 });
+
+describe('the built daemon whose log is read late', () => {
+  const organizations = Array.from({ length: 24 }, (_, i) => `backlog-org-${String(i).padStart(2, '0')}`);
+  const fixture = useWorld({ organizations: organizations.map((name) => ({ name })) });
+
+  it('goes on passing and answering /healthz while its stderr pipe is full, and writes every line once it is read', async (t) => {
+    const { world } = fixture;
+    const policies = Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`policies/p${p}.native`, 'main = rule { true }\n']));
+    const sources = [];
+    for (const [i, organization] of organizations.entries()) {
+      sources.push({ name: `s${i}`, organization, path: await fixture.repo(policies), schedule: '0 0 1 1 *' });
+    }
+    const config = join(await fixture.repo({}), 'daemon.yaml');
+    await writeFile(config, stringify({ listen: '127.0.0.1:0', 'state-dir': join(await fixture.repo({}), 'state'), api: { url: world.url }, sources }));
+    // Debug lines of 24 start-up passes: several times the 64 KiB a pipe holds.
+    const { child, done } = startCli(['--config', config], { env: { API_TOKEN: world.token, LOG_LEVEL: 'debug' } });
+    t.after(() => child.kill('SIGKILL'));
+    let stderr = '';
+    const collect = (chunk: string) => (stderr += chunk);
+    child.stderr?.on('data', collect);
+    const listening = await waitFor('the daemon to listen', () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1]);
+    // From here nobody reads its stderr: the pipe fills, and the daemon's writes to it find no room.
+    child.stderr?.off('data', collect);
+    child.stderr?.pause();
+    const readBeforeThePasses = stderr.length;
+    const status = await waitFor('every source\'s start-up pass', async () => {
+      if (child.exitCode !== null) return null;
+      const body = (await (await fetch(`${listening}/status`)).json()) as { sources: Array<{ lastPass: { result: string } | null }> };
+      return body.sources.every((s) => s.lastPass !== null) ? body : undefined;
+    }, 120_000);
+    assert.notEqual(status, null, `the daemon ended (exit ${String(child.exitCode)}) while its stderr was not read`);
+    assert.deepEqual(status?.sources.map((s) => s.lastPass?.result), organizations.map(() => 'success'));
+    assert.equal(child.exitCode, null, 'the daemon is still running');
+    assert.equal((await fetch(`${listening}/healthz`)).status, 200);
+    child.stderr?.on('data', collect);
+    child.stderr?.resume();
+    const finished = () => stderr.split('\n').filter((l) => l.includes('"msg":"pass finished"')).length;
+    await waitFor('every pass\'s line, once stderr is read', () => (finished() === organizations.length ? true : undefined));
+    assert.ok(stderr.length - readBeforeThePasses > 4 * 65_536, `the passes wrote ${stderr.length - readBeforeThePasses} bytes: more than the pipe holds`);
+    child.kill('SIGTERM');
+    assert.equal((await done).code, 0, stderr.slice(-2000));
+    assert.deepEqual(stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{')), [], 'every line is whole JSON');
+    assert.match(stderr, /"msg":"daemon stopped"/);
+  });
+});

@@ -57,4 +57,22 @@ describe('the start of many sources', () => {
     assert.deepEqual(started, [0, 1, 2, 3]);
     startUp.stop();
   });
+
+  it('keeps no slot past the longest timer (a yearly schedule): those sources start in turn, and Node warns of no overflow', async (t) => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    t.after(() => process.off('warning', onWarning));
+    const { list, started, finish } = items(4, 365 * 24 * 3600 * 1000);
+    const startUp = staggeredStartUp(list, 1);
+    await turns();
+    assert.deepEqual(started, [0]);
+    assert.deepEqual(warnings, [], 'a slot of months would overflow the timer and fire after 1 ms');
+    for (let i = 0; i < 4; i += 1) {
+      finish[i]?.();
+      await turns();
+    }
+    assert.deepEqual(started, [0, 1, 2, 3], 'each in turn');
+    await startUp.done;
+  });
 });

@@ -54,8 +54,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
   const where = destinations(io.raw.stdout, io.raw.stderr);
   const oneShot = args.mode !== 'daemon' && args.mode !== 'emulator';
-  // The process's own stderr is written synchronously, so no line is lost at exit.
-  const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
+  // The process's own stderr: a one-shot run's lines written before it goes on, a server's as the reader takes them.
+  const sink = io.raw.stderr === process.stderr ? stderrWriter({ sync: oneShot }) : io.raw.stderr;
   // On a terminal, a one-shot pass keeps one progress line under the log lines.
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
   // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too. A one-shot

@@ -9,6 +9,9 @@ import { setImmediate as turn } from 'node:timers/promises';
 /** Sources starting at once. */
 export const START_UP_AT_ONCE = 4;
 
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); Node fires a longer one after 1 ms, with a warning. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 export interface StartUpItem {
   /** The time between its schedule's first two ticks, or null (no slot: it starts in turn). */
   periodMs: number | null;
@@ -49,7 +52,10 @@ export function staggeredStartUp(items: readonly StartUpItem[], atOnce = START_U
   };
   items.forEach((item, index) => {
     if (item.periodMs === null || index === 0) return;
-    const timer = setTimeout(() => launch(index), Math.floor((index / items.length) * item.periodMs));
+    const slotMs = Math.floor((index / items.length) * item.periodMs);
+    // A slot past the longest timer (a yearly schedule's) is not kept: the source starts in turn, as it would anyway.
+    if (slotMs > LONGEST_TIMER_MS) return;
+    const timer = setTimeout(() => launch(index), slotMs);
     timer.unref();
     timers.push(timer);
   });
