@@ -84,7 +84,7 @@ function rounded(record: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** What waits for a stderr nobody reads, at most, before further lines are dropped (a server's writer). */
-export const STDERR_BACKLOG_BYTES = 16 * 1024 * 1024;
+const STDERR_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /**
  * A writer to file descriptor 2 (sonic-boom, pino's own). A pipe's reader can fall behind (a container runtime's log

@@ -114,11 +114,9 @@ describe('the built daemon whose log is read late', () => {
     const { child, done } = startCli(['--config', config], { env: { API_TOKEN: world.token, LOG_LEVEL: 'debug' } });
     t.after(() => child.kill('SIGKILL'));
     let stderr = '';
-    const collect = (chunk: string) => (stderr += chunk);
-    child.stderr?.on('data', collect);
+    child.stderr?.on('data', (chunk: string) => (stderr += chunk));
     const listening = await waitFor('the daemon to listen', () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1]);
     // From here nobody reads its stderr: the pipe fills, and the daemon's writes to it find no room.
-    child.stderr?.off('data', collect);
     child.stderr?.pause();
     const readBeforeThePasses = stderr.length;
     const status = await waitFor('every source\'s start-up pass', async () => {
@@ -130,7 +128,6 @@ describe('the built daemon whose log is read late', () => {
     assert.deepEqual(status?.sources.map((s) => s.lastPass?.result), organizations.map(() => 'success'));
     assert.equal(child.exitCode, null, 'the daemon is still running');
     assert.equal((await fetch(`${listening}/healthz`)).status, 200);
-    child.stderr?.on('data', collect);
     child.stderr?.resume();
     const finished = () => stderr.split('\n').filter((l) => l.includes('"msg":"pass finished"')).length;
     await waitFor('every pass\'s line, once stderr is read', () => (finished() === organizations.length ? true : undefined));
