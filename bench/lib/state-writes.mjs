@@ -58,7 +58,9 @@ if (stateDir && out) {
   syncBuiltinESMExports();
   const report = () => {
     const distinct = Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.size]));
-    fs.writeFileSync(out, JSON.stringify({ writes, files: distinct, mostAtOnce }));
+    // Whole or not at all: the benchmark reads the file while the daemon runs.
+    fs.writeFileSync(`${out}.tmp`, JSON.stringify({ writes, files: distinct, mostAtOnce }));
+    fs.renameSync(`${out}.tmp`, out);
   };
   setInterval(report, 200).unref();
   process.on('exit', report);
