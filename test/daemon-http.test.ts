@@ -92,6 +92,8 @@ test('Node\'s own metrics are made once per process: a second daemon\'s registry
 test('/readyz is 503 until every source finished a pass, 200 after; /healthz is always 200', async (t) => {
   let release = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
+  // Registered before the daemon's own teardown, so a failed assertion ends the held pass and the test ends.
+  t.after(() => release());
   const { pass } = recordingPass(async () => {
     await gate;
     return true;
