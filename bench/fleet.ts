@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { policyCode } from './lib/generate.js';
+import { imageNodeOptions } from './lib/image-node-options.js';
 import { until } from './lib/until.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -37,13 +38,6 @@ const POLICIES = Number(process.env['FLEET_POLICIES'] ?? 20);
 const EXISTING = process.env['FLEET_EXISTING'] === '1';
 const TOKEN = 'fleet-bench-token';
 
-/** NODE_OPTIONS as the image sets them (the Dockerfile's ENV), or FLEET_NODE_OPTIONS. */
-function imageNodeOptions(): string {
-  const fromEnv = process.env['FLEET_NODE_OPTIONS'];
-  if (fromEnv !== undefined) return fromEnv;
-  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
-  return /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
-}
 
 const organization = (i: number) => `fleet-org-${String(i).padStart(4, '0')}`;
 
@@ -165,7 +159,7 @@ async function fleet(size: number): Promise<void> {
     const spawned = performance.now();
     const daemon = spawn(process.execPath, [...(process.env['FLEET_NODE_ARGS']?.split(' ') ?? []), '--import', WRITES, CLI, '--config', configFile], {
       env: {
-        PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'info', NO_COLOR: '1', NODE_OPTIONS: imageNodeOptions(),
+        PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'info', NO_COLOR: '1', NODE_OPTIONS: imageNodeOptions('FLEET_NODE_OPTIONS'),
         PPS_BENCH_STATE_DIR: stateDir, PPS_BENCH_WRITES_FILE: writesFile,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -260,7 +254,7 @@ async function fleet(size: number): Promise<void> {
       byPath.set(shape, (byPath.get(shape) ?? 0) + 1);
     }
 
-    console.log(`\nN = ${size} sources (${size * POLICIES} policies), NODE_OPTIONS=${imageNodeOptions() || '(none)'}`);
+    console.log(`\nN = ${size} sources (${size * POLICIES} policies), NODE_OPTIONS=${imageNodeOptions('FLEET_NODE_OPTIONS') || '(none)'}`);
     console.log(`  listening ${((listenedAt - spawned) / 1000).toFixed(1)} s after spawn; first /healthz answer ${firstAnswer === null ? 'none' : `${firstAnswer.toFixed(0)} ms`} after listening`);
     console.log(`  first passes: all ended ${((allDone - spawned) / 1000).toFixed(1)} s after spawn (median ${firstPassSeconds[Math.floor(size / 2)]?.toFixed(1)} s)${failed.size > 0 ? `; ${failed.size} failed` : ''}`);
     console.log(`  state writes of the first passes: ${writesText(startWrites)}; most writes of one file at once: ${startWrites.mostAtOnce}`);

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
 import { writePolicies } from './lib/generate.js';
+import { imageNodeOptions } from './lib/image-node-options.js';
 import { memoryCgroup, type MemoryCgroup } from './lib/memory-cgroup.js';
 
 const ORG = 'scale-org';
@@ -104,13 +105,6 @@ interface DaemonVariant {
   cgroup: MemoryCgroup | null;
 }
 
-/** NODE_OPTIONS as the image sets them (the Dockerfile's ENV), or DAEMON_NODE_OPTIONS. */
-function imageNodeOptions(): string {
-  const fromEnv = process.env['DAEMON_NODE_OPTIONS'];
-  if (fromEnv !== undefined) return fromEnv;
-  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
-  return /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
-}
 
 /**
  * The ways the daemon is run: as the image runs it; with no flags in a memory cgroup of DAEMON_MEMORY_LIMIT_MB
@@ -119,7 +113,7 @@ function imageNodeOptions(): string {
 function daemonVariants(): DaemonVariant[] {
   const limitMb = Number(process.env['DAEMON_MEMORY_LIMIT_MB'] ?? 300);
   const cgroup = memoryCgroup(`pps-bench-${process.pid}`, limitMb * 1024 * 1024);
-  const image = imageNodeOptions();
+  const image = imageNodeOptions('DAEMON_NODE_OPTIONS');
   return [
     { label: `as the image runs it (NODE_OPTIONS=${image})`, nodeOptions: image, cgroup: null },
     ...(cgroup === null ? [] : [{ label: `no flags, memory limit ${limitMb} MiB (as in a pod)`, nodeOptions: '', cgroup }]),

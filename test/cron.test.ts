@@ -59,3 +59,19 @@ test('a schedule ticks at each occurrence (mocked clock), with its jitter, and s
   await advance(120_000);
   assert.equal(ticks, 2);
 });
+
+test("a schedule's jitter is at most a tenth of the time to its next tick (mocked clock)", async (t) => {
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: new Date('2026-01-01T00:00:05Z') });
+  let ticks = 0;
+  const schedule = startSchedule({ name: 'main', expression: '*/10 * * * * *', onTick: () => (ticks += 1), logger: silentLogger(), random: () => 0.5 });
+  t.after(() => schedule.stop());
+  t.mock.timers.tick(5_000);
+  await settle();
+  t.mock.timers.tick(499);
+  await settle();
+  assert.equal(ticks, 0, 'half of a tenth of 10 s: 500 ms');
+  t.mock.timers.tick(1);
+  await settle();
+  assert.equal(ticks, 1, 'the default bound of 3 s does not apply to a 10 s schedule');
+});

@@ -55,6 +55,10 @@ function periodOf(job: Cron): number | null {
   return first === undefined || second === undefined ? null : second.getTime() - first.getTime();
 }
 
+/**
+ * A tenth of the time from this tick to the next (one occurrence worked out, not two: 200 sources on one schedule
+ * tick in one timer callback), and at most `maxJitterMs`.
+ */
 function jitterBound(job: Cron, maxJitterMs: number): number {
-  return Math.min(maxJitterMs, (periodOf(job) ?? 0) / 10);
+  return Math.min(maxJitterMs, (job.msToNext() ?? 0) / 10);
 }
