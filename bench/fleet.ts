@@ -37,7 +37,8 @@ const POLICIES = Number(process.env['FLEET_POLICIES'] ?? 20);
 /** FLEET_EXISTING=1: the organizations hold the policies already (a one-shot reconcile makes them), and the daemon starts with no code cache: its start-up pass downloads every policy's code. */
 const EXISTING = process.env['FLEET_EXISTING'] === '1';
 const TOKEN = 'fleet-bench-token';
-
+/** The daemon's NODE_OPTIONS: the image's, or FLEET_NODE_OPTIONS. */
+const NODE_OPTIONS = imageNodeOptions('FLEET_NODE_OPTIONS');
 
 const organization = (i: number) => `fleet-org-${String(i).padStart(4, '0')}`;
 
@@ -159,7 +160,7 @@ async function fleet(size: number): Promise<void> {
     const spawned = performance.now();
     const daemon = spawn(process.execPath, [...(process.env['FLEET_NODE_ARGS']?.split(' ') ?? []), '--import', WRITES, CLI, '--config', configFile], {
       env: {
-        PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'info', NO_COLOR: '1', NODE_OPTIONS: imageNodeOptions('FLEET_NODE_OPTIONS'),
+        PATH: process.env['PATH'] ?? '', API_TOKEN: TOKEN, LOG_LEVEL: 'info', NO_COLOR: '1', NODE_OPTIONS,
         PPS_BENCH_STATE_DIR: stateDir, PPS_BENCH_WRITES_FILE: writesFile,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -254,7 +255,7 @@ async function fleet(size: number): Promise<void> {
       byPath.set(shape, (byPath.get(shape) ?? 0) + 1);
     }
 
-    console.log(`\nN = ${size} sources (${size * POLICIES} policies), NODE_OPTIONS=${imageNodeOptions('FLEET_NODE_OPTIONS') || '(none)'}`);
+    console.log(`\nN = ${size} sources (${size * POLICIES} policies), NODE_OPTIONS=${NODE_OPTIONS || '(none)'}`);
     console.log(`  listening ${((listenedAt - spawned) / 1000).toFixed(1)} s after spawn; first /healthz answer ${firstAnswer === null ? 'none' : `${firstAnswer.toFixed(0)} ms`} after listening`);
     console.log(`  first passes: all ended ${((allDone - spawned) / 1000).toFixed(1)} s after spawn (median ${firstPassSeconds[Math.floor(size / 2)]?.toFixed(1)} s)${failed.size > 0 ? `; ${failed.size} failed` : ''}`);
     console.log(`  state writes of the first passes: ${writesText(startWrites)}; most writes of one file at once: ${startWrites.mostAtOnce}`);

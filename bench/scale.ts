@@ -105,7 +105,6 @@ interface DaemonVariant {
   cgroup: MemoryCgroup | null;
 }
 
-
 /**
  * The ways the daemon is run: as the image runs it; with no flags in a memory cgroup of DAEMON_MEMORY_LIMIT_MB
  * (default 300; needs root and a cgroup memory controller), as a pod's limit is; and with no flags and no limit.

@@ -35,9 +35,10 @@ test('a schedule that never occurs is a config problem naming its key', async ()
   });
 });
 
+/** croner arms its next timer once the tick's callback has settled. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 test('a schedule ticks at each occurrence (mocked clock), with its jitter, and stops', async (t) => {
-  /** croner arms its next timer once the tick's callback has settled. */
-  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
   /** croner re-arms its timer at least every 30 s; the clock moves in steps, as it would. */
   const advance = async (ms: number) => {
     for (let done = 0; done < ms; done += 5_000) {
@@ -61,7 +62,6 @@ test('a schedule ticks at each occurrence (mocked clock), with its jitter, and s
 });
 
 test("a schedule's jitter is at most a tenth of the time to its next tick (mocked clock)", async (t) => {
-  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: new Date('2026-01-01T00:00:05Z') });
   let ticks = 0;
   const schedule = startSchedule({ name: 'main', expression: '*/10 * * * * *', onTick: () => (ticks += 1), logger: silentLogger(), random: () => 0.5 });
