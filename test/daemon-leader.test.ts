@@ -200,10 +200,10 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
     const sync = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: `Bearer ${CONTROL}` } });
     assert.equal(sync.status, 503);
     assert.match(((await sync.json()) as { error: string }).error, new RegExp(`stands by.*${id}`));
-    assert.ok(standby.logs().some((l) => l.msg === `standing by; the leader is ${id}`));
+    await logged(standby, `standing by; the leader is ${id}`);
     const failures = parseExposition(await (await standby.get('/metrics')).text()).samples.filter((x) => x.name === 'policy_pool_sync_auth_failures_total');
     assert.ok(failures.reduce((sum, x) => sum + x.value, 0) >= 2, 'the refused attempts were counted');
-    assert.ok(standby.logs().some((l) => l.msg === 'leader changed' && l.leader === id));
+    await waitFor('the standby to log the leader', () => standby.logs().find((l) => l.msg === 'leader changed' && l.leader === id), WAIT);
     assert.deepEqual(await requestsOf(api, identity(standby)), [], 'no request of a standby reaches the API');
   }
   assert.equal(sampleValue(parseExposition(await (await leader.get('/metrics')).text()), 'policy_pool_sync_leader'), 1);
@@ -314,8 +314,14 @@ test('webhook deliveries sent to the standby only: each is handed to the leader,
   const again = await standby.post('/webhook', body(1), { 'x-github-event': 'push', 'x-github-delivery': 'delivery-1', 'x-hub-signature-256': githubSignature(SECRET, body(1)) });
   assert.equal(again.status, 200);
   assert.equal(((await again.json()) as { duplicate?: boolean }).duplicate, true);
-  assert.equal(leader.logs().filter((l) => l.msg === 'webhook accepted').length, 4);
-  assert.equal(standby.logs().filter((l) => l.msg === 'webhook delivery handed to the leader').length, 5);
+  // A log line travels on the process's stderr, not with the answer: waited for, then counted.
+  const count = (daemon: DaemonProcess, msg: string, atLeast: number) =>
+    waitFor(`${atLeast} "${msg}" lines`, () => {
+      const n = daemon.logs().filter((l) => l.msg === msg).length;
+      return n >= atLeast ? n : undefined;
+    }, WAIT);
+  assert.equal(await count(leader, 'webhook accepted', 4), 4);
+  assert.equal(await count(standby, 'webhook delivery handed to the leader', 5), 5);
   assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'the standby ran no pass');
 });
 

@@ -111,7 +111,8 @@ function startChild(file: string, env: NodeJS.ProcessEnv): Started {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdout?.resume();
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': its output is then read to the end, so a line it wrote before exiting is in `logs()`.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
