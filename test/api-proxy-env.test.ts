@@ -74,7 +74,7 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', { timeout: 120_000 }, () => {
 
   it('NO_PROXY applies to the redirect target of a download: its host is reached directly', async () => {
     const dir = await repo(REPO);
-    const config = join(dir, '..', `${dir.split('/').pop()}-config.yaml`);
+    const config = join(await repo(), 'config.yaml');
     await writeFile(config, ['api:', `  url: ${API_URL}`, '  retry-budget: 0.5', 'sources:', '  - name: default', `    organization: ${ORG}`, `    path: ${dir}`, ''].join('\n'));
     proxy.seen.length = 0;
     const dry = await runCli(['--config', config, '--dry-run', '--no-cache'], { env: { API_TOKEN: api.token, LOG_LEVEL: 'warn', HTTP_PROXY: proxy.url, NO_PROXY: 'blobs.invalid' } });
@@ -87,7 +87,7 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', { timeout: 120_000 }, () => {
   it('a proxy URL with credentials is redacted from a failure; a proxy URL that is not one is refused naming the variable only', async () => {
     const dir = await repo(REPO);
     const wrong = proxy.url.replace('Pr0xyPassw0rd', 'Wr0ngPassw0rd');
-    const config = join(dir, '..', `${dir.split('/').pop()}-wrong.yaml`);
+    const config = join(await repo(), 'wrong.yaml');
     await writeFile(config, ['api:', `  url: ${API_URL}`, '  retry-budget: 0.5', 'sources:', '  - name: default', `    organization: ${ORG}`, `    path: ${dir}`, ''].join('\n'));
     const refused = await runCli(['--config', config, '--dry-run'], { env: { API_TOKEN: api.token, LOG_LEVEL: 'debug', HTTPS_PROXY: wrong, HTTP_PROXY: wrong } });
     assert.equal(refused.code, 1);

@@ -29,7 +29,7 @@ describe('the one-shot modes as a person reads them', () => {
     const dir = await fixture.repo({ [`policies/${name}.native`]: 'main = rule { true }\n', [`policies/${name}.yaml`]: 'enforcement-level: advisory\n' });
     assert.equal((await run('--reconcile', dir, ['--source', name])).code, 0);
     await writeTree(dir, { [`policies/${name}.yaml`]: 'enforcement-level: hard-mandatory\n' });
-    const file = path.join(dir, '..', `${path.basename(dir)}.plan.json`);
+    const file = path.join(await fixture.repo(), 'plan.json');
     assert.equal((await run('--dry-run', dir, ['--source', name, '--out', file])).code, 0);
     const policy = (await world.policies()).find((p) => p.name === name);
     const edited = await world.call('PATCH', `/policies/${policy?.id ?? ''}`, { body: { data: { type: 'policies', attributes: { description: 'by hand' } } } });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
 import { ORG, policyBody } from './helpers/emulator.js';
 import { smallRepo } from './helpers/repos.js';
-import { useWorld, type World } from './helpers/world.js';
+import { useWorld, type World, type WorldFixture } from './helpers/world.js';
 
 /** The small repo with its native files spelled `.sentinel`, as the vendor's libraries keep them. */
 function sentinelRepo(): Record<string, string> {
@@ -13,8 +13,9 @@ function sentinelRepo(): Record<string, string> {
 }
 
 /** A config file for one local source against the world, with extra `api` and source keys. */
-async function configFile(world: World, dir: string, api: string[], source: string[] = []): Promise<string> {
-  const file = join(dir, '..', `${dir.split('/').pop()}-config.yaml`);
+async function configFile(fixture: WorldFixture, dir: string, api: string[], source: string[] = []): Promise<string> {
+  const { world } = fixture;
+  const file = join(await fixture.repo(), 'config.yaml');
   const lines = ['api:', `  url: ${world.url}`, ...api.map((l) => `  ${l}`), 'sources:', '  - name: default', `    organization: ${ORG}`, `    path: ${dir}`, ...source.map((l) => `    ${l}`), ''];
   await writeFile(file, lines.join('\n'));
   return file;
@@ -61,7 +62,7 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     await world.setBehaviour({ 'legacy-enforce': true });
     try {
       const dir = await fixture.repo({ 'policies/legacy-one.sentinel': 'main = rule { true }\n', 'policies/legacy-one.yaml': 'enforcement-level: soft-mandatory\n' });
-      const file = await configFile(world, dir, ['legacy-enforce: true', 'native-kind: sentinel']);
+      const file = await configFile(fixture, dir, ['legacy-enforce: true', 'native-kind: sentinel']);
       const applied = await configCli(world, file, ['--reconcile']);
       assert.equal(applied.code, 0, applied.stderr + applied.stdout);
       const policy = (await world.policies()).find((p) => p.name === 'legacy-one');
@@ -80,7 +81,7 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     const made = await world.call('POST', `/organizations/${ORG}/policies`, { body: policyBody('beta-policy', { kind: 'tfpolicy', description: 'made elsewhere', 'enforcement-level': 'advisory' }) });
     assert.equal(made.status, 200, made.text);
     const dir = await fixture.repo({ 'policies/only.sentinel': 'main = rule { true }\n' });
-    const file = await configFile(world, dir, ['native-kind: sentinel'], ['ownership: organization', 'prune: true', 'max-deletes: 100']);
+    const file = await configFile(fixture, dir, ['native-kind: sentinel'], ['ownership: organization', 'prune: true', 'max-deletes: 100']);
     const dry = await configCli(world, file, ['--dry-run', '--output', 'json']);
     assert.equal(dry.code, 0, dry.stderr + dry.stdout);
     const plan = JSON.parse(dry.stdout);
@@ -99,7 +100,7 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     assert.equal(await readFile(join(exported, 'policies/only.sentinel'), 'utf8'), 'main = rule { true }\n');
 
     const clash = await fixture.repo({ 'policies/beta-policy.sentinel': 'main = rule { true }\n' });
-    const refused = await configCli(world, await configFile(world, clash, ['native-kind: sentinel']), ['--dry-run', '--output', 'json']);
+    const refused = await configCli(world, await configFile(fixture, clash, ['native-kind: sentinel']), ['--dry-run', '--output', 'json']);
     assert.equal(refused.code, 1);
     assert.match(JSON.parse(refused.stdout).sources[0].errors.join('\n'), /policy "beta-policy" \(policies\/beta-policy\.sentinel\) exists as a tfpolicy policy/);
   });
@@ -134,7 +135,7 @@ describe('an API that calls the native kind sentinel, with api.native-kind unset
     await world.setBehaviour({ 'legacy-enforce': true });
     try {
       const dir = await fixture.repo({ 'policies/learned.sentinel': 'main = rule { true }\n', 'policies/learned.yaml': 'enforcement-level: soft-mandatory\n' });
-      const file = await configFile(world, dir, ['legacy-enforce: true']);
+      const file = await configFile(fixture, dir, ['legacy-enforce: true']);
       await world.clearRequests();
       const applied = await configCli(world, file, ['--reconcile']);
       assert.equal(applied.code, 0, applied.stderr + applied.stdout);
@@ -159,7 +160,7 @@ describe('an API that calls the native kind sentinel, with api.native-kind unset
     await world.setBehaviour({ 'legacy-enforce': true });
     try {
       const dir = await fixture.repo({ 'policies/legacy-learn.sentinel': 'main = rule { true }\n', 'policies/legacy-learn.yaml': 'enforcement-level: advisory\n' });
-      const file = await configFile(world, dir, ['legacy-enforce: true']);
+      const file = await configFile(fixture, dir, ['legacy-enforce: true']);
       const applied = await configCli(world, file, ['--reconcile']);
       assert.equal(applied.code, 0, applied.stderr + applied.stdout);
       const policy = (await world.policies()).find((p) => p.name === 'legacy-learn');

@@ -41,7 +41,7 @@ describe('policy set parameters', () => {
       'policy-sets/params.yaml': `parameters:\n  region: us-east-1\n  api_key: { env: ${SECRET_ENV} }\n`,
       'policies/p.native': 'main = rule { true }\n',
     });
-    const saved = path.join(dir, '..', `${path.basename(dir)}-plan.json`);
+    const saved = path.join(await fixture.repo(), 'plan.json');
     const outputs: string[] = [];
     for (const output of ['text', 'json', 'markdown']) {
       const plan = await world.cli('--dry-run', dir, [...ALLOW, '--output', output, ...(output === 'json' ? ['--out', saved] : [])], 'debug', given);

@@ -47,7 +47,7 @@ describe('saved plans: --dry-run --out FILE, then --reconcile --plan FILE', () =
       [`policies/${name}/${name}-code-drift.native`]: 'main = rule { 2 == 2 }\n',
       [`policies/${name}/${name}-new.native`]: 'main = rule { "new" == "new" }\n',
     });
-    const file = path.join(dir, '..', `${path.basename(dir)}.plan.json`);
+    const file = path.join(await fixture.repo(), 'plan.json');
     const run = await world.cli('--dry-run', dir, ['--source', name, '--out', file, '--detailed-exitcode']);
     assert.equal(run.code, 2, run.stdout + run.stderr);
     return { dir, file };

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { sourceDefaults } from '../../src/config/to-config.js';
 import type { Config, LeaderElectionConfig, NotificationConfig, SourceConfig } from '../../src/config/types.js';
@@ -11,7 +8,7 @@ import { startDaemon, type AuthLimits, type DaemonMetrics, type HttpLimits, type
 import type { Elector } from '../../src/leader/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { captureLogs, type CapturedLogs } from './logs.js';
-import { stoppedWithTest } from './daemon-state-dir.js';
+import { newStateDir, stoppedWithTest } from './daemon-state-dir.js';
 
 export { newStateDir } from './daemon-state-dir.js';
 
@@ -71,8 +68,9 @@ export async function startTestDaemon(
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
     shutdownTimeoutSeconds: 30,
-    // Removed only once the daemon has stopped: it writes its history and suspensions there until then.
-    stateDir: options.stateDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pps-state-'))),
+    // Removed only once the daemon has stopped (it writes its history and suspensions there until then), and also when
+    // it never starts: a config refused at start-up leaves nothing behind.
+    stateDir: options.stateDir ?? (await newStateDir(t)),
     notifications: options.notifications ?? [],
     ...(options.leaderElection === undefined ? {} : {
       leaderElection: { store: 'etcd', endpoints: [], leaseName: 'policy-pool-sync', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...options.leaderElection },
@@ -102,10 +100,7 @@ export async function startTestDaemon(
     watchDebounceMs: 100,
   });
   const stop = stoppedWithTest(t, () => daemon.stop());
-  t.after(async () => {
-    await stop();
-    if (options.stateDir === undefined) await rm(config.stateDir, { recursive: true, force: true });
-  });
+  t.after(stop);
   return {
     daemon,
     logs,

@@ -84,7 +84,7 @@ describe('action.yml: parameters, native kind, validate, saved plans, forks', ()
 
   it('out saves the plan of a dry run; plan applies exactly it', async () => {
     const dir = await fixture.repo({ 'policies/saved.native': 'main = rule { true }\n' });
-    const file = join(dir, '..', `${Date.now()}-plan.json`);
+    const file = join(await fixture.repo(), 'plan.json');
     const planned = await run(dir, { mode: 'dry-run', source: 'saved-test', out: file });
     assert.ok(planned.ok, JSON.stringify(planned.steps, null, 2));
     const applied = await run(dir, { mode: 'reconcile', source: 'saved-test', plan: file });
