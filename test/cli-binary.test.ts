@@ -77,7 +77,7 @@ describe('the built binary', () => {
     const dir = await fixture.repo({ 'policies/daemon.native': 'main = rule { true }\n' });
     const config = join(await fixture.repo({}), 'daemon.yaml');
     await writeFile(config, stringify({
-      listen: '127.0.0.1:0', 'state-dir': join(dir, '..', 'state'), api: { url: world.url },
+      listen: '127.0.0.1:0', 'state-dir': join(await fixture.repo({}), 'state'), api: { url: world.url },
       sources: [{ name: 'local', organization: ORG, path: dir, schedule: '0 0 1 1 *' }],
     }));
     const { child, done } = startCli(['--config', config], { env: { API_TOKEN: world.token, LOG_LEVEL: 'info' } });

@@ -13,7 +13,8 @@
  * command line or daemon changes).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { compile } from './compile.mjs';
@@ -94,9 +95,25 @@ const testFiles = (dir) =>
     .sort()
     .map((name) => name.slice(0, -'.test.ts'.length));
 
+/**
+ * The tier's own temp folder, its TMPDIR: a test writes its files in temp folders it removes (test/helpers/temp-tree.ts),
+ * so whatever is still there once the tier has ended was left behind, and fails the tier, named.
+ */
+const tierTemp = mkdtempSync(path.join(os.tmpdir(), 'pps-tier-'));
+
 /** Starts `args` with node; resolves with its exit code. */
 function node(args, options = {}) {
-  return new Promise((resolve) => spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options }).on('close', (code) => resolve(code ?? 1)));
+  const env = { ...process.env, TMPDIR: tierTemp };
+  return new Promise((resolve) => spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env, ...options }).on('close', (code) => resolve(code ?? 1)));
+}
+
+/** What the tier's tests left in its temp folder, as its last lines (nothing when they left nothing); the folder is removed. */
+function leftInTemp() {
+  // tsx keeps its compile cache in TMPDIR/tsx-UID for every later run (a test may start `node --import tsx`): a tool's cache, not a test's file.
+  const left = readdirSync(tierTemp).filter((name) => !/^tsx-\d+$/.test(name)).sort();
+  rmSync(tierTemp, { recursive: true, force: true });
+  if (left.length === 0) return '';
+  return `# left in the temp folder by the tests (each must remove what it writes there): ${left.join(', ')}\n`;
 }
 
 /**
@@ -229,14 +246,20 @@ if (tier === 'default') {
   if (process.env['TEST_PROFILE'] === '1') printProfile();
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
   process.stdout.write(printFailures(failures, unfinishedFiles()));
-  code = tests === 0 && check.code === 0 ? 0 : 1;
+  const left = leftInTemp();
+  process.stdout.write(left);
+  code = tests === 0 && check.code === 0 && left === '' ? 0 : 1;
 } else if (tier === 'e2e' || tier === 'pipeline') {
   await compile();
   const files = tier === 'e2e' ? E2E.map((name) => `.test-build/test/${name}.test.js`) : testFiles('test/pipeline').map((name) => `.test-build/test/pipeline/${name}.test.js`);
-  code = await node([...NODE_TEST, ...REPORTERS, FILE_TIMEOUT, '--test-concurrency=2', ...files]);
+  const tests = await node([...NODE_TEST, ...REPORTERS, FILE_TIMEOUT, '--test-concurrency=2', ...files]);
   process.stdout.write(printFailures(failures));
+  const left = leftInTemp();
+  process.stdout.write(left);
+  code = tests === 0 && left === '' ? 0 : 1;
 } else {
   process.stderr.write(`unknown tier "${tier}": node test/run.mjs [e2e|pipeline]\n`);
+  rmSync(tierTemp, { recursive: true, force: true });
   code = 2;
 }
 process.exitCode = code;

@@ -5,7 +5,7 @@
  * fails on any other, so an expression it cannot check never passes silently.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -69,7 +69,16 @@ export interface ActionRun {
 }
 
 export async function runAction(action: ActionFile, options: RunOptions): Promise<ActionRun> {
+  // RUNNER_TEMP: the runner's own temp folder, removed once the steps have run (as a hosted runner's is, at the job's end).
   const temp = await mkdtemp(join(tmpdir(), 'pps-runner-'));
+  try {
+    return await runSteps(action, options, temp);
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function runSteps(action: ActionFile, options: RunOptions, temp: string): Promise<ActionRun> {
   const summaryFile = join(temp, 'step-summary.md');
   await writeFile(summaryFile, '');
   const stepOutputs: Record<string, Record<string, string>> = {};
