@@ -144,9 +144,17 @@ async function daemonCase(count: number, variants: DaemonVariant[]): Promise<voi
       });
       let log = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+      // Passes counted in /status's history: a pass that changes nothing, after the first, is logged at debug level only.
+      const passes = async (): Promise<number> => {
+        const listen = /"msg":"daemon listening"[^\n]*?"listen":"(http:[^"]+)"|"listen":"(http:[^"]+)"[^\n]*?"msg":"daemon listening"/.exec(log);
+        const origin = listen?.[1] ?? listen?.[2];
+        if (origin === undefined) return 0;
+        const status = (await (await fetch(`${origin}/status?history=1`)).json()) as { sources: { history?: { finishedAt: string | null }[] }[] };
+        return (status.sources[0]?.history ?? []).filter((pass) => pass.finishedAt !== null).length;
+      };
       const finished = async (n: number) => {
         const started = performance.now();
-        while ((log.match(/"msg":"pass finished"/g) ?? []).length < n) {
+        while ((await passes()) < n) {
           if (child.exitCode !== null || child.signalCode !== null) {
             throw new Error(`the daemon exited (${child.exitCode ?? child.signalCode}${variant.cgroup?.oomKilled() === true ? ', killed for memory' : ''}): ${log.slice(-2000)}`);
           }
