@@ -5,7 +5,7 @@
  * type-only imports included.
  */
 const LAYERS = [
-  ['embedded', 'path-inside', 'coalesced-writes', 'model', 'order', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker', 'hcl-outline'],
+  ['embedded', 'path-inside', 'coalesced-writes', 'loop-turn', 'model', 'order', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker', 'hcl-outline'],
   ['logger', 'version', 'yaml', 'cron', 'state-dir', 'state-seal', 'http', 'policy-set-config-schema'],
   ['signals', 'progress', 'config'],
   ['api', 'declared', 'leader'],

@@ -9,6 +9,7 @@ import { declaresNothing, emptySourceError } from './declared/empty-source.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { count } from './plural.js';
+import { loopTurn } from './loop-turn.js';
 import { checkedAgainstLimits } from './live/limits.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
@@ -277,6 +278,9 @@ async function freshPlan(
   } catch (error) {
     return errorMessage(error);
   }
+  // The loop is let go between the stages of a large plan (20,000 policies: about 0.1 s of it each), so that the
+  // daemon's endpoints answer meanwhile.
+  await loopTurn();
   // Runs are read only for the changes that tighten enforcement and the rollouts under way (live/evidence-stage.ts).
   const { plan, pairing } = await planWithEvidence({ ...where, declared: shown, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
   return { plan: await checkedAgainstLimits(plan, shown, live, where.api, where.organization), pairing };

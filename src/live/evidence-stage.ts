@@ -57,7 +57,8 @@ export function windowWords(ms: number): string {
 /** The plan with its evidence and rollouts, and the one pairing the final plan was made from. */
 export async function planWithEvidence(input: EvidencePlanInput): Promise<{ plan: Plan; pairing: Pairing }> {
   const { declared, live, options, names } = input;
-  const draft = planPairs(pairResources(declared, live, options), declared, live, options, names);
+  const draftPairing = pairResources(declared, live, options);
+  const draft = planPairs(draftPairing, declared, live, options, names);
   const evidence = await readEvidence(input, draft);
   const policyRolled = withRollouts(declared, live, evidence, options.now);
   const setRolled = withSetRollouts(policyRolled.declared, live, evidence, options.now);
@@ -66,7 +67,7 @@ export async function planWithEvidence(input: EvidencePlanInput): Promise<{ plan
   const final = pairing === null ? draft : planPairs(pairing, rolled.declared, live, options, names);
   const plan = withEvidence(final, tightenings(draft.changes, declared, live), evidence);
   const warnings = evidence?.warning === undefined ? plan.warnings : [...plan.warnings, evidence.warning];
-  return { plan: { ...plan, warnings, ...(rolled.rollouts.length === 0 ? {} : { rollouts: rolled.rollouts }) }, pairing: pairing ?? pairResources(declared, live, options) };
+  return { plan: { ...plan, warnings, ...(rolled.rollouts.length === 0 ? {} : { rollouts: rolled.rollouts }) }, pairing: pairing ?? draftPairing };
 }
 
 /**

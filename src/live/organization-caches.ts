@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { coalescedWrites, type CoalescedWrite } from '../coalesced-writes.js';
 import { errorMessage } from '../errors.js';
+import { loopTurn } from '../loop-turn.js';
 import type { Logger } from '../logger.js';
 import { organizationFileName, writeStateText } from '../state-dir.js';
 
@@ -51,6 +52,8 @@ export function openOrganizationCaches<C>(options: OrganizationCachesOptions<C>)
     const entry: Loaded<C> = {
       cache: await options.load(options.persist ? file : null, organization), file, savedRevision: 0,
       save: coalescedWrites(async () => {
+        // Serialized in a turn of its own, not at the end of the pass that asked (20,000 entries: tens of ms of the loop).
+        await loopTurn();
         const revision = options.revision(entry.cache);
         if (revision === entry.savedRevision) return;
         try {
