@@ -146,8 +146,8 @@ async function daemonCase(count: number, variants: DaemonVariant[]): Promise<voi
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
       // Passes counted in /status's history: a pass that changes nothing, after the first, is logged at debug level only.
       const passes = async (): Promise<number> => {
-        const listen = /"msg":"daemon listening"[^\n]*?"listen":"(http:[^"]+)"|"listen":"(http:[^"]+)"[^\n]*?"msg":"daemon listening"/.exec(log);
-        const origin = listen?.[1] ?? listen?.[2];
+        // The one line that carries a `listen` URL: "daemon listening".
+        const origin = /"listen":"(http:[^"]+)"/.exec(log)?.[1];
         if (origin === undefined) return 0;
         const status = (await (await fetch(`${origin}/status?history=1`)).json()) as { sources: { history?: { finishedAt: string | null }[] }[] };
         return (status.sources[0]?.history ?? []).filter((pass) => pass.finishedAt !== null).length;
